@@ -1,0 +1,86 @@
+// Package config finds, parses and validates acpterm's TOML configuration: the user file
+// ($XDG_CONFIG_HOME/acpterm/config.toml or --config), built-in defaults, and a project file
+// (.acpterm.toml in the session cwd) that may only tighten the policy. The v1 schema is the one in
+// architecture.md ("Config schema"); unknown keys, wrong types and bad values are errors that name
+// file:line:col and the key path.
+package config
+
+import "time"
+
+// Config is a loaded, validated configuration. Every path in it is absolute and real (symlinks
+// resolved); every enum holds one of its documented values.
+type Config struct {
+	// Source is the path of the user config file that was read, or "built-in defaults".
+	Source string
+	// Project is the path of the applied project file (.acpterm.toml), or "" when there was none.
+	Project string
+	// Agent is the [agent] table.
+	Agent Agent
+	// Policy is the [policy] table and its sub-tables.
+	Policy Policy
+	// UI is the [ui] table.
+	UI UI
+}
+
+// Agent is the [agent] table.
+type Agent struct {
+	// Command is the agent argv used when nothing follows `--` on the command line.
+	Command []string
+}
+
+// Policy is the [policy] table: where the agent may work and what it may run.
+type Policy struct {
+	// Roots are the directories the agent may work in (cwd and files): absolute, real, existing.
+	// Default: the session cwd.
+	Roots []string
+	// Unmatched is the verdict for a command no rule covers: "ask", "deny" or "allow".
+	Unmatched string
+	// OutputByteLimit caps the bytes of terminal output kept for the agent (default 1 MiB).
+	OutputByteLimit int
+	// Commands holds the [policy.commands] prefix rules.
+	Commands Commands
+	// Env is the [policy.env] table.
+	Env Env
+	// FS is the [policy.fs] table.
+	FS FS
+	// KillGrace is the SIGTERM→SIGKILL grace period for terminals (default 2 s).
+	KillGrace time.Duration
+	// MaxTerminals is the number of live terminals allowed at once (default 16).
+	MaxTerminals int
+}
+
+// Commands is [policy.commands]: command prefixes matched word by word against every simple
+// command (leaf) after shell parsing. Each entry is a shell-word string such as "git status".
+type Commands struct {
+	Allow []string
+	Ask   []string
+	Deny  []string
+}
+
+// Env is [policy.env].
+type Env struct {
+	// Deny lists variable-name globs the agent may not set; it extends the built-in deny list.
+	Deny []string
+	// Allow lists variable-name globs the agent may set (beyond the built-in harmless set).
+	Allow []string
+}
+
+// FS is [policy.fs]: file access inside roots.
+type FS struct {
+	// Read is the verdict for fs/read_text_file inside roots: "allow", "ask" or "deny".
+	Read string
+	// Write is the verdict for fs/write_text_file inside roots: "allow", "ask" or "deny".
+	Write string
+	// DenyRead and DenyWrite are doublestar globs; relative globs apply inside every root.
+	DenyRead  []string
+	DenyWrite []string
+}
+
+// UI is the [ui] table.
+type UI struct {
+	// Keys maps an action name (e.g. "leave_pane", "quit", "zoom") to key strings as Bubble Tea
+	// spells them ("ctrl+]", "ctrl+q").
+	Keys map[string][]string
+	// Theme is "auto", "dark" or "light".
+	Theme string
+}

@@ -1,0 +1,62 @@
+package permissions
+
+import (
+	"fmt"
+
+	"github.com/acpterm/acpterm/config"
+)
+
+// EngineOptions configures an Engine beyond what the config file says.
+type EngineOptions struct {
+	// Cwd is the session cwd (absolute); requests without a cwd run here.
+	Cwd string
+	// GrantsFile is where "always" grants the user chose to save are kept ("" = none saved).
+	GrantsFile string
+	// Audit receives one event per decision; nil disables the audit log.
+	Audit *AuditLog
+	// Headless reports that no person can answer; "ask" stays "ask" in the Decision and the
+	// caller answers it (architecture.md decision 9).
+	Headless bool
+	// Getenv reads acpterm's own environment (the base of the child environment); nil = os.Getenv.
+	Getenv func(string) string
+}
+
+// Engine decides requests against one loaded policy. It is safe for concurrent use.
+//
+// File ownership inside this package: engine.go (this struct), commands*.go/shell*.go/env*.go
+// (command analysis, DecideCommand, Explain), paths.go/fsio.go (roots, DecideRead/DecideWrite,
+// ReadFile/WriteFile), grants.go, audit.go.
+type Engine struct {
+	cfg    *config.Config
+	opts   EngineOptions
+	roots  *Roots         // paths.go
+	cmds   *commandPolicy // commands.go
+	grants *GrantStore    // grants.go
+	audit  *AuditLog      // audit.go (may be nil)
+}
+
+// NewEngine compiles cfg into an Engine. It returns an error when a root cannot be opened, a
+// command rule cannot be parsed, or the grants file is unreadable.
+func NewEngine(cfg *config.Config, o EngineOptions) (*Engine, error) {
+	if cfg == nil {
+		return nil, fmt.Errorf("permissions: nil config")
+	}
+	roots, err := NewRoots(cfg.Policy.Roots)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, opts: o, roots: roots, audit: o.Audit}
+	if e.cmds, err = compileCommandPolicy(cfg, roots); err != nil {
+		return nil, err
+	}
+	if e.grants, err = NewGrantStore(o.GrantsFile); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Config returns the configuration the engine was built from.
+func (e *Engine) Config() *config.Config { return e.cfg }
+
+// Roots returns the engine's real roots.
+func (e *Engine) Roots() *Roots { return e.roots }
