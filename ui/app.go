@@ -1,0 +1,198 @@
+// Package ui is acpterm's interactive Bubble Tea v2 program: the conversation with the agent,
+// tool-call cards, one pane per terminal, the approval modal, the prompt editor and the status bar.
+// (The headless renderer in headless*.go shares the package but not the program.)
+//
+// Invariants a change must not break:
+//   - Model is the only tea.Model. Children (panes, conversation, modal, editor) are plain structs
+//     with methods; Update dispatches by message family (update_*.go).
+//   - Update never blocks: every acpclient call runs inside a tea.Cmd. Terminal input (SendKey,
+//     Paste, SendMouse) and Resize are called from Update directly because they are ordered and
+//     the terminals package guarantees they return promptly (its single writer goroutine).
+//   - Nothing but Bubble Tea writes to the real terminal. Agent text is sanitised (sanitize.go)
+//     before it is rendered, so no escape sequence from the agent reaches the tty.
+//   - Frames are built only on redrawMsg (at most one per frameInterval) and cached; View returns
+//     the cached frame, so an idle program writes nothing.
+//
+// Background delivery: acpclient events are forwarded in order by one goroutine (never dropped);
+// terminal screen changes arrive as a non-blocking wake (Wake) and are coalesced into redrawMsg.
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/acpterm/acpterm/acpclient"
+	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/terminals"
+)
+
+// Options is what Run needs. Client, Config and Terminals are required; the rest may be zero.
+type Options struct {
+	// Client is the started agent connection (acpclient.Start). Run reads its Events until they close.
+	Client *acpclient.Client
+	// Config supplies [ui] keys and theme, and the policy source shown in the status bar.
+	Config *config.Config
+	// Engine lists and revokes "always" grants (grants view); nil hides the grants view.
+	Engine *permissions.Engine
+	// Terminals is the manager of client-owned terminals; its panes are looked up here by id.
+	Terminals *terminals.Manager
+	// AgentName is shown in the status bar when the agent did not report a name.
+	AgentName string
+	// Input and Output are the terminal streams; nil means os.Stdin / os.Stdout.
+	Input  io.Reader
+	Output io.Writer
+
+	// Wake, when set, must also be passed as terminals.ManagerOptions.OnChange (Wake.Notify) so
+	// pane changes trigger redraws without polling. When nil, Run polls pane versions every
+	// pollInterval while any pane is live (and not at all when none is).
+	Wake *Wake
+	// Prompts are sent in order as if typed, one turn each (the --prompt flag).
+	Prompts []string
+}
+
+// ErrAgentExited is returned by Run when the user quit after the agent process had exited on its
+// own (the session could not continue); the error wraps the exit status text.
+var ErrAgentExited = errors.New("agent exited")
+
+// frameInterval is the minimum time between two frames (≈60 frames/s).
+const frameInterval = 16 * time.Millisecond
+
+// pollInterval is how often pane versions are checked when no Wake is wired (ms-scale; only
+// while a pane is live).
+const pollInterval = 50 * time.Millisecond
+
+// Wake is a coalescing, non-blocking redraw signal. Notify may be called from any goroutine at any
+// rate; it never blocks. Its signature matches terminals.ManagerOptions.OnChange.
+type Wake struct {
+	ch chan struct{}
+}
+
+// NewWake returns a Wake ready to be passed to terminals.ManagerOptions.OnChange and Options.Wake.
+func NewWake() *Wake { return &Wake{ch: make(chan struct{}, 1)} }
+
+// Notify records that something changed (id is the terminal id; unused, every change redraws).
+func (w *Wake) Notify(id string) {
+	select {
+	case w.ch <- struct{}{}:
+	default:
+	}
+}
+
+// Run runs the interactive program until the user quits, ctx is cancelled, or the terminal
+// closes. On a normal quit it returns nil; after the agent died it returns an error wrapping
+// ErrAgentExited; when ctx is cancelled it returns ctx.Err(). Before returning it restores the
+// user's terminal and performs the shutdown of architecture.md decision 10 by calling
+// Client.Close (pending prompts answered cancelled, terminals killed, agent stopped) and
+// Terminals.Close; both are expected to be idempotent, so the caller may call them again.
+func Run(ctx context.Context, o Options) error {
+	if o.Client == nil || o.Config == nil || o.Terminals == nil {
+		return fmt.Errorf("ui.Run: Client, Config and Terminals are required")
+	}
+	m := newModel(deps{
+		agent:     clientAgent{o.Client},
+		terms:     managerTerms{o.Terminals},
+		cfg:       o.Config,
+		grants:    engineGrants(o.Engine),
+		agentName: o.AgentName,
+		polling:   o.Wake == nil,
+	})
+	m.queue = append(m.queue, o.Prompts...)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := []tea.ProgramOption{tea.WithContext(runCtx), tea.WithFPS(120)}
+	if o.Input != nil {
+		opts = append(opts, tea.WithInput(o.Input))
+	}
+	if o.Output != nil {
+		opts = append(opts, tea.WithOutput(o.Output))
+	}
+	p := tea.NewProgram(m, opts...)
+
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); forwardEvents(runCtx, o.Client.Events(), p.Send) }()
+	var wakeCh <-chan struct{}
+	if o.Wake != nil {
+		wakeCh = o.Wake.ch
+	}
+	go func() { defer wg.Done(); redrawLoop(runCtx, wakeCh, m.dirty, p.Send) }()
+
+	final, err := p.Run()
+	cancel()
+	wg.Wait()
+
+	closeErr := o.Client.Close()
+	_ = o.Terminals.Close()
+
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil && !errors.Is(err, tea.ErrInterrupted) {
+		return fmt.Errorf("ui: %w", err)
+	}
+	if fm, ok := final.(*Model); ok && fm.agentGone != "" {
+		return fmt.Errorf("%w: %s", ErrAgentExited, fm.agentGone)
+	}
+	_ = closeErr // shutdown errors are logged by acpclient; a normal quit stays a success
+	return nil
+}
+
+// forwardEvents delivers every acpclient event to the program, in order, until the channel closes
+// or ctx ends. Events are never dropped (ACP session/update ordering matters).
+func forwardEvents(ctx context.Context, ch <-chan acpclient.Event, send func(tea.Msg)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-ch:
+			if !ok {
+				send(eventsClosedMsg{})
+				return
+			}
+			send(acpEventMsg{ev})
+		}
+	}
+}
+
+// redrawLoop turns wakes (pane changes) and model-side dirty signals into at most one redrawMsg
+// per frameInterval. The first wake after an idle period is delivered at once, so a single
+// keystroke echo is not delayed. With wake == nil only model-side signals arrive here.
+func redrawLoop(ctx context.Context, wake <-chan struct{}, dirty <-chan struct{}, send func(tea.Msg)) {
+	var last time.Time
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	pending := false
+	fire := func() {
+		pending = false
+		last = time.Now()
+		send(redrawMsg{})
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-wake:
+		case <-dirty:
+		case <-timer.C:
+			fire()
+			continue
+		}
+		if pending {
+			continue
+		}
+		if wait := frameInterval - time.Since(last); wait > 0 {
+			pending = true
+			timer.Reset(wait)
+			continue
+		}
+		fire()
+	}
+}

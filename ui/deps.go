@@ -1,0 +1,87 @@
+package ui
+
+import (
+	"time"
+
+	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/acpterm/acpterm/acpclient"
+	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/terminals"
+)
+
+// agentAPI is the part of *acpclient.Client the model uses. Tests substitute a recorder.
+// Every method except Info and Screen is called only from a tea.Cmd (it may block).
+type agentAPI interface {
+	Prompt(text string)
+	Cancel()
+	Answer(requestID string, a acpclient.Answer)
+	SetMode(id string) error
+	SetConfigOption(id, value string) error
+	Info() acpclient.Info
+	Screen(terminalID string) (*terminals.Screen, bool)
+}
+
+// paneTerm is the part of *terminals.Terminal a pane uses.
+type paneTerm interface {
+	Label() string
+	Dir() string
+	StartedAt() time.Time
+	Exit() (terminals.ExitStatus, bool)
+	Output() terminals.Output
+	Resize(s terminals.Size) error
+	SendKey(k uv.KeyPressEvent) error
+	Paste(s string) error
+	SendMouse(m uv.MouseEvent) error
+	Release() error
+	Screen() *terminals.Screen
+}
+
+// termsAPI looks up client-owned terminals by id.
+type termsAPI interface {
+	Get(id string) (paneTerm, bool)
+}
+
+// grantsAPI lists and revokes this session's "always" grants.
+type grantsAPI interface {
+	Grants() []permissions.Grant
+	Revoke(id string) error
+}
+
+// deps is what newModel needs; Run builds it from Options, tests from fakes.
+type deps struct {
+	agent     agentAPI
+	terms     termsAPI
+	cfg       *config.Config
+	grants    grantsAPI // nil: no grants view
+	agentName string
+	polling   bool // no Wake wired: poll pane versions while panes are live
+}
+
+type clientAgent struct{ c *acpclient.Client }
+
+func (a clientAgent) Prompt(text string)                          { a.c.Prompt(text) }
+func (a clientAgent) Cancel()                                     { a.c.Cancel() }
+func (a clientAgent) Answer(id string, ans acpclient.Answer)      { a.c.Answer(id, ans) }
+func (a clientAgent) SetMode(id string) error                     { return a.c.SetMode(id) }
+func (a clientAgent) SetConfigOption(id, v string) error          { return a.c.SetConfigOption(id, v) }
+func (a clientAgent) Info() acpclient.Info                        { return a.c.Info() }
+func (a clientAgent) Screen(id string) (*terminals.Screen, bool) { return a.c.Screen(id) }
+
+type managerTerms struct{ m *terminals.Manager }
+
+func (t managerTerms) Get(id string) (paneTerm, bool) {
+	term, ok := t.m.Get(id)
+	if !ok || term == nil {
+		return nil, false
+	}
+	return term, true
+}
+
+func engineGrants(e *permissions.Engine) grantsAPI {
+	if e == nil {
+		return nil
+	}
+	return e
+}
