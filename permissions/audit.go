@@ -1,0 +1,330 @@
+package permissions
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// AuditVersion is the "v" field of every audit line.
+const AuditVersion = 1
+
+// AuditEvent is one line of the audit log (policy.md c.8): one per decision, automatic or human.
+// It never holds environment values or file contents: only variable names, argv and paths.
+// V, Seq, TS and Prev are filled in by AuditLog.Append.
+type AuditEvent struct {
+	V    int    `json:"v"`
+	Seq  uint64 `json:"seq"`
+	TS   string `json:"ts"`   // RFC 3339 UTC, millisecond precision
+	Prev string `json:"prev"` // SHA-256 hex of the previous line (without its "\n"); "" for the first
+	// Session is the ACP session id.
+	Session string `json:"session,omitempty"`
+	// Req identifies the request, e.g. "terminal/create#41".
+	Req string `json:"req,omitempty"`
+	// Kind is "exec", "read", "write" or "permission" (an agent's session/request_permission).
+	Kind string `json:"kind"`
+	// Argv is what was (or would have been) executed; token-like option values are redacted.
+	Argv []string `json:"argv,omitempty"`
+	// Cwd is the real working directory of a command.
+	Cwd string `json:"cwd,omitempty"`
+	// Path is the real path of a file request.
+	Path string `json:"path,omitempty"`
+	// Verdict is the outcome: allow, ask (recorded when a prompt is shown) or deny.
+	Verdict Verdict `json:"verdict"`
+	// Rule is the deciding rule; Reason one readable line.
+	Rule   string `json:"rule,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// By is who decided: "policy", "user", "grant" or "cancel".
+	By string `json:"by"`
+	// Grant is the id of the grant that allowed the request, if any.
+	Grant string `json:"grant,omitempty"`
+	// Leaves summarises the simple commands found, each with its verdict and rule.
+	Leaves []AuditLeaf `json:"leaves,omitempty"`
+	// Constructs lists shell constructs that raised the verdict.
+	Constructs []string `json:"constructs,omitempty"`
+	// EnvAdded names the variables the agent added (names only, never values).
+	EnvAdded []string `json:"env_added,omitempty"`
+}
+
+// AuditLeaf is the audit summary of one Leaf.
+type AuditLeaf struct {
+	Argv    []string `json:"argv"`
+	Program string   `json:"program,omitempty"`
+	Via     []string `json:"via,omitempty"`
+	Verdict Verdict  `json:"verdict"`
+	Rule    string   `json:"rule,omitempty"`
+}
+
+// NewAuditEvent builds the event for decision d of the given kind ("exec", "read", "write",
+// "permission") decided by by ("policy", "user", "grant", "cancel"). The verdict is d.Verdict;
+// callers recording a person's answer set Verdict to what the person chose.
+func NewAuditEvent(kind string, d Decision, by string) AuditEvent {
+	ev := AuditEvent{
+		Kind: kind, Argv: redactArgv(d.Argv), Cwd: d.Cwd, Path: d.Path, Verdict: d.Verdict,
+		Rule: d.Rule, Reason: d.Reason, By: by, Grant: d.Grant, Constructs: d.Constructs,
+		EnvAdded: d.EnvAdded,
+	}
+	for _, l := range d.Leaves {
+		ev.Leaves = append(ev.Leaves, AuditLeaf{Argv: redactArgv(l.Argv), Program: l.Program, Via: l.Via, Verdict: l.Verdict, Rule: l.Rule})
+	}
+	return ev
+}
+
+// secretKeys are option names whose values are redacted in the audit log.
+var secretKeys = []string{"password", "passwd", "token", "secret", "apikey", "api-key", "api_key", "auth"}
+
+// redactArgv replaces the value of --password=…-style arguments and "Authorization: …" headers
+// with "<redacted>".
+func redactArgv(argv []string) []string {
+	if argv == nil {
+		return nil
+	}
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = a
+		low := strings.ToLower(a)
+		if strings.HasPrefix(low, "authorization:") {
+			out[i] = a[:len("authorization:")] + " <redacted>"
+			continue
+		}
+		if k, _, ok := strings.Cut(low, "="); ok && strings.HasPrefix(k, "-") {
+			for _, s := range secretKeys {
+				if strings.Contains(k, s) {
+					out[i] = a[:len(k)+1] + "<redacted>"
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// AuditLog appends hash-chained JSON lines to a file (policy.md c.8). Each line's "prev" is the
+// SHA-256 (hex) of the previous line's bytes without the newline, and "seq" counts from 1, so a
+// removed, inserted or edited line breaks the chain (VerifyAudit). Safe for concurrent use.
+type AuditLog struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	seq  uint64
+	prev string
+	now  func() time.Time
+}
+
+// OpenAuditLog opens (creating it and its directory, mode 0700) the audit log at path with
+// O_APPEND, mode 0600, and continues the chain of an existing file from its last line.
+// Errors: the file cannot be opened, or its last line is incomplete or not an audit event (the
+// message names the line; run `acpterm audit verify`).
+func OpenAuditLog(path string) (*AuditLog, error) {
+	if path == "" {
+		return nil, fmt.Errorf("audit log: empty path")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
+		_ = f.Chmod(0o600)
+	}
+	l := &AuditLog{f: f, path: path, now: time.Now}
+	if err := l.loadTail(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// loadTail reads the last line of the file to continue seq and prev.
+func (l *AuditLog) loadTail() error {
+	r, err := os.Open(l.path)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	defer r.Close()
+	st, err := r.Stat()
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	size := st.Size()
+	if size == 0 {
+		return nil
+	}
+	// Read backwards in growing chunks until the start of the last line is found.
+	for chunk := int64(64 << 10); ; chunk *= 4 {
+		off := max(size-chunk, 0)
+		buf := make([]byte, size-off)
+		if _, err := r.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("audit log: %w", err)
+		}
+		if buf[len(buf)-1] != '\n' {
+			return fmt.Errorf("audit log %s: the last line is incomplete (no newline); move the file aside or repair it", l.path)
+		}
+		body := buf[:len(buf)-1]
+		i := bytes.LastIndexByte(body, '\n')
+		if i < 0 && off > 0 {
+			continue
+		}
+		last := body[i+1:]
+		var ev AuditEvent
+		if err := json.Unmarshal(last, &ev); err != nil || ev.V == 0 || ev.Seq == 0 {
+			return fmt.Errorf("audit log %s: the last line is not an audit event; run `acpterm audit verify %s`", l.path, l.path)
+		}
+		l.seq = ev.Seq
+		l.prev = lineHash(last)
+		return nil
+	}
+}
+
+func lineHash(line []byte) string {
+	h := sha256.Sum256(line)
+	return hex.EncodeToString(h[:])
+}
+
+// Path returns the file the log writes to.
+func (l *AuditLog) Path() string { return l.path }
+
+// Append writes ev as the next line, filling V, Seq, TS and Prev. The line is written with a
+// single write(2); it is fsynced when the verdict is deny or ask (or the kind is "permission"),
+// so refusals and prompts survive a crash. Error: the log is closed or the write failed.
+func (l *AuditLog) Append(ev AuditEvent) error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return fmt.Errorf("audit log %s: closed", l.path)
+	}
+	ev.V = AuditVersion
+	ev.Seq = l.seq + 1
+	ev.TS = l.now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	ev.Prev = l.prev
+	if ev.By == "" {
+		ev.By = "policy"
+	}
+	line, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	if _, err := l.f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("audit log %s: %w", l.path, err)
+	}
+	l.seq = ev.Seq
+	l.prev = lineHash(line)
+	if ev.Verdict != Allow || ev.Kind == "permission" {
+		if err := l.f.Sync(); err != nil {
+			return fmt.Errorf("audit log %s: fsync: %w", l.path, err)
+		}
+	}
+	return nil
+}
+
+// Close syncs and closes the file; later Appends fail. Idempotent.
+func (l *AuditLog) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Sync()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.f = nil
+	return err
+}
+
+// Record appends ev to the engine's audit log (a no-op without one). Session-less events get
+// nothing added; callers fill Session and Req.
+func (e *Engine) Record(ev AuditEvent) error {
+	if e.audit == nil {
+		return nil
+	}
+	return e.audit.Append(ev)
+}
+
+// VerifyAudit walks the hash chain of the audit log at path and returns the number of lines.
+// Each line must be an audit event (v = 1) whose seq is one more than the previous line's
+// (the first is 1) and whose prev is the SHA-256 of the previous line ("" for the first).
+// The error names the first bad line: when line N's prev does not match line N-1, line N-1 was
+// altered (or, if line N+1 does not match line N either, line N itself). Note: an edit to the
+// last line alone cannot be detected by the chain.
+func VerifyAudit(path string) (lines int, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("audit verify: %w", err)
+	}
+	if len(data) == 0 {
+		return 0, nil
+	}
+	if data[len(data)-1] != '\n' {
+		n := bytes.Count(data, []byte{'\n'}) + 1
+		return n - 1, fmt.Errorf("%s: line %d is incomplete (no newline at the end of the file)", path, n)
+	}
+	var all [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), len(data)+1)
+	for sc.Scan() {
+		all = append(all, sc.Bytes())
+	}
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("audit verify %s: %w", path, err)
+	}
+	type head struct {
+		V    int     `json:"v"`
+		Seq  *uint64 `json:"seq"`
+		Prev *string `json:"prev"`
+	}
+	heads := make([]head, len(all))
+	for i, line := range all {
+		if err := json.Unmarshal(line, &heads[i]); err != nil {
+			return i, fmt.Errorf("%s: line %d is not valid JSON: %v", path, i+1, err)
+		}
+		h := heads[i]
+		if h.V != AuditVersion || h.Seq == nil || h.Prev == nil {
+			return i, fmt.Errorf("%s: line %d is not an audit event (v, seq and prev are required)", path, i+1)
+		}
+	}
+	linkOK := func(i int) bool { // line i's prev matches line i-1
+		if i == 0 {
+			return *heads[0].Prev == ""
+		}
+		return *heads[i].Prev == lineHash(all[i-1])
+	}
+	for i := range all {
+		want := uint64(i + 1)
+		if *heads[i].Seq != want {
+			return i, fmt.Errorf("%s: line %d has seq %d, want %d (a line was removed, inserted or edited)", path, i+1, *heads[i].Seq, want)
+		}
+		if linkOK(i) {
+			continue
+		}
+		if i == 0 {
+			return 0, fmt.Errorf("%s: line 1 has a non-empty prev (the start of the chain was altered)", path)
+		}
+		if i+1 < len(all) && !linkOK(i+1) {
+			return i, fmt.Errorf("%s: line %d was altered (its prev does not match line %d and line %d's prev does not match it)", path, i+1, i, i+2)
+		}
+		if i+1 == len(all) {
+			return i - 1, fmt.Errorf("%s: line %d or line %d was altered (line %d's prev does not match the hash of line %d)", path, i, i+1, i+1, i)
+		}
+		return i - 1, fmt.Errorf("%s: line %d was altered (line %d's prev does not match its hash)", path, i, i+1)
+	}
+	return len(all), nil
+}

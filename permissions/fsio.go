@@ -1,0 +1,433 @@
+package permissions
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Sentinel errors of the confined file operations, for the ACP layer to map onto JSON-RPC
+// errors. Errors returned by Roots.Resolve, ReadFile and WriteFile wrap one of them with %w and a
+// message naming the path.
+var (
+	// ErrNotFound: the file (or a root) does not exist. ACP maps it to -32002 "resource not found".
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid: the request itself is malformed (relative path, NUL byte, line/limit <= 0,
+	// a directory or other non-regular file). ACP maps it to -32602 "invalid params".
+	ErrInvalid = errors.New("invalid request")
+	// ErrOutside: the path is outside every root, or a deny rule / protected path forbids it.
+	ErrOutside = errors.New("outside the roots or denied")
+	// ErrTooLarge: the file exceeds MaxFileBytes.
+	ErrTooLarge = errors.New("file too large")
+)
+
+// MaxFileBytes is the largest file ReadFile reads, and the largest old content WriteFile returns
+// for a diff (8 MiB).
+const MaxFileBytes = 8 << 20
+
+// DecideRead decides an fs/read_text_file of path (policy.md c.6): path must be absolute;
+// outside the roots → deny; a [policy.fs] deny_read glob → deny; an existing target with more
+// than one hard link or that is not a regular file → at least ask (B39); otherwise the
+// [policy.fs] read verdict. Decision.Path is the real path (symlinks resolved).
+func (e *Engine) DecideRead(path string) Decision {
+	return e.decideFile(path, false)
+}
+
+// DecideWrite decides an fs/write_text_file of path: like DecideRead with the write verdict
+// and deny_write globs, plus: protected paths (IsProtected: git hooks and config, acpterm's own
+// config and state, shell rc files, ~/.ssh) are denied whatever the rules say; an existing target
+// that is a symlink, has Nlink > 1 or is not a regular file is at least ask (B39).
+func (e *Engine) DecideWrite(path string) Decision {
+	return e.decideFile(path, true)
+}
+
+func (e *Engine) decideFile(path string, write bool) Decision {
+	op, verdictCfg, globs := "read", e.cfg.Policy.FS.Read, e.cfg.Policy.FS.DenyRead
+	if write {
+		op, verdictCfg, globs = "write", e.cfg.Policy.FS.Write, e.cfg.Policy.FS.DenyWrite
+	}
+	d := Decision{Verdict: Deny, Path: path}
+	real, root, err := e.roots.Resolve(path)
+	if real != "" {
+		d.Path = real
+	}
+	if err != nil {
+		d.Rule = "outside roots"
+		if !errors.Is(err, ErrOutside) {
+			d.Rule = "invalid path"
+		}
+		d.Reason = fmt.Sprintf("%s denied: %v", op, err)
+		return d
+	}
+	if g, ok := matchDenyGlob(globs, path, real, root, e.roots.List(), e.getenv); ok {
+		d.Rule = "deny_" + op + ": " + g
+		d.Reason = fmt.Sprintf("%s of %s denied by [policy.fs] deny_%s %q", op, real, op, g)
+		return d
+	}
+	if write {
+		if ok, why := isProtected(real, e.getenv); ok {
+			d.Rule = "protected"
+			d.Reason = fmt.Sprintf("write of %s denied: protected path: %s", real, why)
+			return d
+		}
+	}
+	v := Verdict(verdictCfg)
+	switch v {
+	case Allow, Ask, Deny:
+	default:
+		v = Ask
+	}
+	d.Verdict, d.Rule = v, "fs."+op
+	d.Reason = fmt.Sprintf("%s of %s: [policy.fs] %s = %q", op, real, op, v)
+	if v == Deny {
+		return d
+	}
+	// B39: the target's inode may be shared with a file outside the roots.
+	check := real
+	if write {
+		check = filepath.Clean(path) // a symlink at the requested name is itself a concern
+	}
+	if st, err := os.Lstat(check); err == nil {
+		if why := oddFile(st, write); why != "" {
+			if v != Ask {
+				d.Verdict, d.Rule = Ask, "link"
+			}
+			d.Reason = fmt.Sprintf("%s of %s needs approval: %s", op, real, why)
+		}
+	} else if st, err := os.Lstat(real); err == nil && check != real {
+		if why := oddFile(st, write); why != "" {
+			if v != Ask {
+				d.Verdict, d.Rule = Ask, "link"
+			}
+			d.Reason = fmt.Sprintf("%s of %s needs approval: %s", op, real, why)
+		}
+	}
+	return d
+}
+
+// oddFile describes why an existing file needs a person's approval: a symlink (writes only), more
+// than one hard link, or not a regular file. "" when it is an ordinary file.
+func oddFile(st fs.FileInfo, write bool) string {
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		if write {
+			return "the target is a symbolic link"
+		}
+		return ""
+	case !st.Mode().IsRegular():
+		return fmt.Sprintf("the target is not a regular file (%s)", fileType(st.Mode()))
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
+		return fmt.Sprintf("the target has %d hard links (it may be shared with a file outside the roots)", sys.Nlink)
+	}
+	return ""
+}
+
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	}
+	return "special file"
+}
+
+func (e *Engine) getenv(k string) string {
+	if e.opts.Getenv != nil {
+		return e.opts.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+// matchDenyGlob reports the first glob that matches path. Globs starting with "~/" are expanded
+// against $HOME; absolute globs are matched against the requested (cleaned) path and the real
+// path; relative globs are matched against the real path relative to every root. A glob that
+// matches a parent directory of the path also matches (deny "secrets" covers secrets/key).
+func matchDenyGlob(globs []string, path, real, root string, roots []string, getenv func(string) string) (string, bool) {
+	clean := filepath.Clean(path)
+	for _, g := range globs {
+		pat := g
+		if pat == "~" || strings.HasPrefix(pat, "~/") {
+			if h := getenv("HOME"); h != "" {
+				pat = filepath.Join(h, pat[1:])
+			}
+		}
+		if filepath.IsAbs(pat) {
+			pat = filepath.Clean(pat)
+			if globMatchOrParent(pat, clean, "/") || globMatchOrParent(pat, real, "/") {
+				return g, true
+			}
+			continue
+		}
+		for _, r := range roots {
+			if !within(r, real) {
+				continue
+			}
+			rel, err := filepath.Rel(r, real)
+			if err != nil || rel == "." {
+				continue
+			}
+			if globMatchOrParent(pat, rel, "") {
+				return g, true
+			}
+		}
+	}
+	_ = root
+	return "", false
+}
+
+// globMatchOrParent matches pat against p and each of its ancestors down to stop.
+func globMatchOrParent(pat, p, stop string) bool {
+	for p != "" && p != "." && p != stop {
+		if ok, _ := doublestar.Match(pat, filepath.ToSlash(p)); ok {
+			return true
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	return false
+}
+
+// openRoot resolves path to a real path inside a root and opens that root. The caller closes r.
+func (e *Engine) openRoot(path string) (r *os.Root, real, rel string, err error) {
+	real, root, err := e.roots.Resolve(path)
+	if err != nil {
+		return nil, "", "", err
+	}
+	rel, err = filepath.Rel(root, real)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("%w: %s: %v", ErrOutside, path, err)
+	}
+	r, err = os.OpenRoot(root)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("open root %s: %w", root, err)
+	}
+	return r, real, rel, nil
+}
+
+// ReadFile reads a text file for ACP fs/read_text_file, confined to the roots. path must be
+// absolute; line (1-based) and limit (number of lines) are optional and, when given, must be
+// >= 1 (else ErrInvalid). Lines keep their "\n" endings: line=1,limit=1 of "one\ntwo\n" is
+// "one\n"; a line past the end gives "". The file is opened through os.Root of its containing
+// root (symlinks may not leave it), must be a regular file (ErrInvalid otherwise) of at most
+// MaxFileBytes (ErrTooLarge); invalid UTF-8 becomes U+FFFD. A path denied by deny_read or
+// outside the roots is ErrOutside; a missing file ErrNotFound. ReadFile does not ask: the
+// caller decides with DecideRead first.
+func (e *Engine) ReadFile(path string, line, limit *int) (string, error) {
+	if line != nil && *line < 1 {
+		return "", fmt.Errorf("%w: line %d of %s: lines are numbered from 1", ErrInvalid, *line, path)
+	}
+	if limit != nil && *limit < 1 {
+		return "", fmt.Errorf("%w: limit %d for %s: must be at least 1", ErrInvalid, *limit, path)
+	}
+	if d := e.DecideRead(path); d.Verdict == Deny {
+		return "", e.fileErr(path, d)
+	}
+	r, real, rel, err := e.openRoot(path)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	data, err := readRegular(r, rel, real)
+	if err != nil {
+		return "", err
+	}
+	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	return sliceLines(text, line, limit), nil
+}
+
+// fileErr turns a deny decision into an error wrapping the matching sentinel.
+func (e *Engine) fileErr(path string, d Decision) error {
+	if d.Rule == "invalid path" {
+		_, _, err := e.roots.Resolve(path)
+		if err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrOutside, d.Reason)
+}
+
+// readRegular opens rel in r without following into a FIFO's blocking open and returns its
+// contents (at most MaxFileBytes).
+func readRegular(r *os.Root, rel, real string) ([]byte, error) {
+	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, openErr(real, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", real, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is a %s, not a regular file", ErrInvalid, real, fileType(st.Mode()))
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrTooLarge, real, st.Size(), MaxFileBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", real, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%w: %s grew beyond %d bytes", ErrTooLarge, real, MaxFileBytes)
+	}
+	return data, nil
+}
+
+func openErr(real string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s does not exist", ErrNotFound, real)
+	case strings.Contains(err.Error(), "path escapes"):
+		return fmt.Errorf("%w: %s escapes its root through a symbolic link", ErrOutside, real)
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("%w: %s: a parent is not a directory", ErrNotFound, real)
+	}
+	return fmt.Errorf("open %s: %w", real, err)
+}
+
+// sliceLines returns limit lines starting at 1-based line (nil = from 1 / to the end).
+func sliceLines(text string, line, limit *int) string {
+	if line == nil && limit == nil {
+		return text
+	}
+	start := 1
+	if line != nil {
+		start = *line
+	}
+	// Skip start-1 lines.
+	pos := 0
+	for i := 1; i < start; i++ {
+		nl := strings.IndexByte(text[pos:], '\n')
+		if nl < 0 {
+			return ""
+		}
+		pos += nl + 1
+	}
+	if pos >= len(text) {
+		return ""
+	}
+	if limit == nil {
+		return text[pos:]
+	}
+	end := pos
+	for i := 0; i < *limit; i++ {
+		nl := strings.IndexByte(text[end:], '\n')
+		if nl < 0 {
+			return text[pos:]
+		}
+		end += nl + 1
+	}
+	return text[pos:end]
+}
+
+// WriteFile writes content to path for ACP fs/write_text_file, confined to the roots: missing
+// parent directories are created inside the root (os.Root.MkdirAll, mode 0755 before umask);
+// the content goes to a temp file ".<name>.acpterm-<rand>" created with O_EXCL, is fsynced and
+// renamed over the target, so a hard link to an outside file is never written through (B39: the
+// outside inode keeps its content). An existing file keeps its permission bits; a new one gets
+// 0644 before umask. It returns the old content (for a diff) and whether the file existed; old
+// content larger than MaxFileBytes is returned as "". Errors: ErrInvalid (relative path, target
+// not a regular file), ErrOutside (outside the roots, deny_write, protected path). WriteFile does
+// not ask: the caller decides with DecideWrite first.
+func (e *Engine) WriteFile(path, content string) (old string, existed bool, err error) {
+	if d := e.DecideWrite(path); d.Verdict == Deny {
+		return "", false, e.fileErr(path, d)
+	}
+	r, real, rel, err := e.openRoot(path)
+	if err != nil {
+		return "", false, err
+	}
+	defer r.Close()
+	if rel == "." {
+		return "", false, fmt.Errorf("%w: %s is a root directory, not a file", ErrInvalid, real)
+	}
+	dir, name := filepath.Split(rel)
+	dir = filepath.Clean(dir)
+	if dir != "." {
+		if err := r.MkdirAll(dir, 0o755); err != nil {
+			return "", false, fmt.Errorf("create parent directories of %s: %w", real, rootErr(real, err))
+		}
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := r.Lstat(rel); err == nil {
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			// A dangling symlink (resolution found nothing behind it): replace the link itself.
+		case !st.Mode().IsRegular():
+			return "", false, fmt.Errorf("%w: %s is a %s, not a regular file", ErrInvalid, real, fileType(st.Mode()))
+		default:
+			existed = true
+			mode = st.Mode().Perm()
+			if st.Size() <= MaxFileBytes {
+				if data, err := readRegular(r, rel, real); err == nil {
+					old = strings.ToValidUTF8(string(data), "\uFFFD")
+				}
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", false, fmt.Errorf("stat %s: %w", real, rootErr(real, err))
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(dir, "."+name+".acpterm-"+hex.EncodeToString(rnd[:]))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
+	if err != nil {
+		return "", false, fmt.Errorf("create temp file for %s: %w", real, rootErr(real, err))
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			r.Remove(tmp)
+		}
+	}()
+	if _, err := io.WriteString(f, content); err != nil {
+		return "", false, fmt.Errorf("write %s: %w", real, err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		return "", false, fmt.Errorf("chmod %s: %w", real, err)
+	}
+	if err := f.Sync(); err != nil {
+		return "", false, fmt.Errorf("sync %s: %w", real, err)
+	}
+	if err := f.Close(); err != nil {
+		return "", false, fmt.Errorf("close %s: %w", real, err)
+	}
+	if err := r.Rename(tmp, rel); err != nil {
+		return "", false, fmt.Errorf("rename into %s: %w", real, rootErr(real, err))
+	}
+	ok = true
+	if d, err := r.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return old, existed, nil
+}
+
+func rootErr(real string, err error) error {
+	if strings.Contains(err.Error(), "path escapes") {
+		return fmt.Errorf("%w: %s escapes its root through a symbolic link", ErrOutside, real)
+	}
+	return err
+}

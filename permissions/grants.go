@@ -1,0 +1,414 @@
+package permissions
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Grant is one "always" approval (architecture.md decision 7): the narrowest rule covering what a
+// person approved. It allows a leaf whose program and words match; it is consulted only for
+// leaves that no rule decided (unmatched → ask), so it never overrides an ask or deny rule.
+type Grant struct {
+	// ID identifies the grant for listing and Revoke ("g-" + 12 hex digits).
+	ID string `json:"id"`
+	// Session is the ACP session the grant is scoped to; "" means every session of this engine
+	// (in memory) or, when Saved, every future run.
+	Session string `json:"session,omitempty"`
+	// Argv is the approved words: the whole argv (Prefix false) or program + first subcommand
+	// token (Prefix true).
+	Argv []string `json:"argv"`
+	// Prefix reports that Argv is a prefix: the leaf may carry more words after it.
+	Prefix bool `json:"prefix,omitempty"`
+	// Program is the resolved real path the approval was for; "" when unresolved. When set, a
+	// leaf must resolve to the same path.
+	Program string `json:"program,omitempty"`
+	// Saved reports that the grant is persisted in the grants file.
+	Saved bool `json:"saved,omitempty"`
+	// Created is when the grant was made.
+	Created time.Time `json:"created"`
+}
+
+// Rule renders the grant as a person reads it, e.g. `grant: git fetch origin` or
+// `grant: go test …`.
+func (g Grant) Rule() string {
+	s := "grant: " + strings.Join(g.Argv, " ")
+	if g.Prefix {
+		s += " …"
+	}
+	return s
+}
+
+// matches reports whether the grant covers leaf.
+func (g Grant) matches(leaf Leaf) bool {
+	if len(leaf.Argv) == 0 || len(g.Argv) == 0 || slices.Contains(leaf.Argv, DynamicWord) {
+		return false
+	}
+	if g.Program != "" && leaf.Program != g.Program {
+		return false
+	}
+	if g.Program == "" && leaf.Argv[0] != g.Argv[0] {
+		return false
+	}
+	if g.Prefix {
+		return len(leaf.Argv) >= len(g.Argv) && slices.Equal(leaf.Argv[1:len(g.Argv)], g.Argv[1:])
+	}
+	return len(leaf.Argv) == len(g.Argv) && slices.Equal(leaf.Argv[1:], g.Argv[1:])
+}
+
+// GrantStore keeps grants in memory and, for saved ones, in a JSON file (mode 0600). It is safe
+// for concurrent use.
+type GrantStore struct {
+	mu     sync.Mutex
+	file   string
+	grants []Grant
+}
+
+// grantsFile is the on-disk form.
+type grantsFile struct {
+	Version int     `json:"version"`
+	Grants  []Grant `json:"grants"`
+}
+
+// NewGrantStore loads the saved grants from file ("" = no persistence; a missing file is an
+// empty store). Errors: the file is unreadable, not valid JSON of the expected shape, or a grant
+// in it is malformed (empty argv, or a banned head such as a shell).
+func NewGrantStore(file string) (*GrantStore, error) {
+	s := &GrantStore{file: file}
+	if file == "" {
+		return s, nil
+	}
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("grants file: %w", err)
+	}
+	var gf grantsFile
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&gf); err != nil {
+		return nil, fmt.Errorf("grants file %s: %w", file, err)
+	}
+	if gf.Version != 1 {
+		return nil, fmt.Errorf("grants file %s: unsupported version %d (want 1)", file, gf.Version)
+	}
+	for i, g := range gf.Grants {
+		if g.ID == "" || len(g.Argv) == 0 {
+			return nil, fmt.Errorf("grants file %s: grant %d has no id or argv", file, i+1)
+		}
+		if why := bannedHead(g.Argv); why != "" {
+			return nil, fmt.Errorf("grants file %s: grant %s (%s) is not allowed: %s", file, g.ID, strings.Join(g.Argv, " "), why)
+		}
+		g.Saved = true
+		g.Session = ""
+		s.grants = append(s.grants, g)
+	}
+	return s, nil
+}
+
+// Allows reports whether a grant covers leaf in session, and which. The caller consults it only
+// for leaves that no rule matched (unmatched → ask); a grant never overrides a deny or ask rule.
+// Leaves with dynamic words or banned heads are never covered.
+func (s *GrantStore) Allows(session string, leaf Leaf) (grantID string, ok bool) {
+	if s == nil || bannedHead(leaf.Argv) != "" {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.grants {
+		if (g.Saved || g.Session == "" || g.Session == session) && g.matches(leaf) {
+			return g.ID, true
+		}
+	}
+	return "", false
+}
+
+// List returns the grants, oldest first (a copy).
+func (s *GrantStore) List() []Grant {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Grant, len(s.grants))
+	for i, g := range s.grants {
+		g.Argv = slices.Clone(g.Argv)
+		out[i] = g
+	}
+	return out
+}
+
+// Add stores g (assigning ID and Created when empty) and, when g.Saved, rewrites the grants
+// file. Errors: banned head, empty argv, saving without a grants file, or a write failure.
+func (s *GrantStore) Add(g Grant) (Grant, error) {
+	g, _, err := s.add(g)
+	return g, err
+}
+
+// add is Add that also reports whether a new grant was stored (false: an equal one existed).
+func (s *GrantStore) add(g Grant) (Grant, bool, error) {
+	if len(g.Argv) == 0 {
+		return Grant{}, false, fmt.Errorf("grant: empty command")
+	}
+	if why := bannedHead(g.Argv); why != "" {
+		return Grant{}, false, fmt.Errorf("grant refused for %q: %s", strings.Join(g.Argv, " "), why)
+	}
+	if slices.Contains(g.Argv, DynamicWord) {
+		return Grant{}, false, fmt.Errorf("grant refused for %q: it has words only known when the shell runs", strings.Join(g.Argv, " "))
+	}
+	if g.ID == "" {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		g.ID = "g-" + hex.EncodeToString(b[:])
+	}
+	if g.Created.IsZero() {
+		g.Created = time.Now().UTC().Truncate(time.Second)
+	}
+	g.Argv = slices.Clone(g.Argv)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g.Saved && s.file == "" {
+		return Grant{}, false, fmt.Errorf("grant: cannot save %q: no grants file configured", strings.Join(g.Argv, " "))
+	}
+	for _, old := range s.grants {
+		if old.Saved == g.Saved && old.Session == g.Session && old.Prefix == g.Prefix &&
+			old.Program == g.Program && slices.Equal(old.Argv, g.Argv) {
+			return old, false, nil // already granted
+		}
+	}
+	s.grants = append(s.grants, g)
+	if g.Saved {
+		if err := s.saveLocked(); err != nil {
+			s.grants = s.grants[:len(s.grants)-1]
+			return Grant{}, false, err
+		}
+	}
+	return g, true, nil
+}
+
+// Revoke removes the grant with id (and rewrites the grants file when it was saved).
+// Error: no such grant, or the file cannot be written.
+func (s *GrantStore) Revoke(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.IndexFunc(s.grants, func(g Grant) bool { return g.ID == id })
+	if i < 0 {
+		return fmt.Errorf("revoke: no grant %q", id)
+	}
+	g := s.grants[i]
+	s.grants = slices.Delete(s.grants, i, i+1)
+	if g.Saved {
+		if err := s.saveLocked(); err != nil {
+			s.grants = slices.Insert(s.grants, i, g)
+			return err
+		}
+	}
+	return nil
+}
+
+// saveLocked writes the saved grants atomically (temp file + rename, mode 0600).
+func (s *GrantStore) saveLocked() error {
+	gf := grantsFile{Version: 1, Grants: []Grant{}}
+	for _, g := range s.grants {
+		if g.Saved {
+			gf.Grants = append(gf.Grants, g)
+		}
+	}
+	data, err := json.MarshalIndent(gf, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	dir := filepath.Dir(s.file)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("grants file: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".grants-*.tmp")
+	if err != nil {
+		return fmt.Errorf("grants file: %w", err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Chmod(0o600)
+	}
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, s.file)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("grants file %s: %w", s.file, werr)
+	}
+	return nil
+}
+
+// interpreters run code given inline or from stdin; shells and wrappers run other programs.
+var bannedPrograms = map[string]string{
+	"sh": "a shell", "bash": "a shell", "dash": "a shell", "zsh": "a shell", "ksh": "a shell",
+	"mksh": "a shell", "fish": "a shell", "csh": "a shell", "tcsh": "a shell", "busybox": "a shell",
+	"python": "an interpreter", "python2": "an interpreter", "python3": "an interpreter", "pypy": "an interpreter", "pypy3": "an interpreter",
+	"node": "an interpreter", "nodejs": "an interpreter", "deno": "an interpreter", "bun": "an interpreter",
+	"perl": "an interpreter", "ruby": "an interpreter", "php": "an interpreter", "lua": "an interpreter",
+	"luajit": "an interpreter", "tclsh": "an interpreter", "wish": "an interpreter", "osascript": "an interpreter",
+	"awk": "an interpreter", "gawk": "an interpreter", "mawk": "an interpreter", "nawk": "an interpreter",
+	"env": "a wrapper that runs another program", "sudo": "privilege escalation", "doas": "privilege escalation",
+	"su": "privilege escalation", "pkexec": "privilege escalation", "xargs": "a wrapper that runs another program",
+	"eval": "a shell builtin that runs code", "exec": "a shell builtin that runs another program",
+	"source": "a shell builtin that runs a script", ".": "a shell builtin that runs a script",
+	"watch": "a wrapper that runs a shell", "timeout": "a wrapper that runs another program",
+	"nohup": "a wrapper that runs another program", "setsid": "a wrapper that runs another program",
+	"nice": "a wrapper that runs another program", "command": "a wrapper that runs another program",
+	"make": "a build runner executing workspace recipes", "just": "a build runner executing workspace recipes",
+}
+
+// bannedHead says why argv may never get an "always" grant (policy.md c.3 step 9): shells,
+// interpreters, env, sudo/doas/su, xargs, find with -exec, git -c (and other program-launching
+// git globals), npm/yarn/pnpm run, make, just. "" when a grant is fine.
+func bannedHead(argv []string) string {
+	if len(argv) == 0 {
+		return "empty command"
+	}
+	prog := filepath.Base(argv[0])
+	if why, ok := bannedPrograms[prog]; ok {
+		return prog + " is " + why
+	}
+	if strings.HasPrefix(prog, "python") || strings.HasPrefix(prog, "ruby") || strings.HasPrefix(prog, "perl") ||
+		strings.HasPrefix(prog, "php") || strings.HasPrefix(prog, "lua") {
+		return prog + " is an interpreter"
+	}
+	switch prog {
+	case "find":
+		for _, a := range argv[1:] {
+			switch a {
+			case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+				return "find " + a + " runs programs or writes files"
+			}
+		}
+	case "git":
+		for _, a := range argv[1:] {
+			if !strings.HasPrefix(a, "-") {
+				break // first subcommand: the global options are over
+			}
+			if a == "-c" || strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--config-env") ||
+				strings.HasPrefix(a, "--exec-path") {
+				return "git " + a + " can make git run other programs"
+			}
+		}
+	case "npm", "pnpm", "yarn", "bun":
+		if len(argv) > 1 && (argv[1] == "run" || argv[1] == "run-script" || argv[1] == "exec" || argv[1] == "x" || argv[1] == "test" || argv[1] == "start") {
+			return prog + " " + argv[1] + " runs scripts from workspace files"
+		}
+	case "npx", "pnpx", "bunx":
+		return prog + " runs arbitrary packages"
+	}
+	return ""
+}
+
+// isSubcommandToken reports whether w looks like a subcommand ("test", "status", "run-script"):
+// lower-case letters, digits, '-' and '_', starting with a letter.
+func isSubcommandToken(w string) bool {
+	if w == "" || w[0] < 'a' || w[0] > 'z' {
+		return false
+	}
+	for _, c := range w {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// GrantOptions selects how wide a grant made by GrantWith is.
+type GrantOptions struct {
+	// Session scopes the grant to one ACP session; "" = every session of this engine.
+	Session string
+	// Persist saves the grant to the grants file (it then applies to every session and run).
+	Persist bool
+	// Subcommand widens each leaf's grant from the exact argv to program + first subcommand
+	// token (e.g. "go test" for `go test ./x`), when argv[1] is such a token.
+	Subcommand bool
+}
+
+// Grant makes an "always" grant for what d asked about: for each leaf that asked (verdict ask),
+// the exact argv with its resolved program (the narrowest rule). Several asking leaves make
+// several grants; the first is returned. With persist the grants are saved to the grants file.
+// Errors: d is a deny or has no asking leaf, a leaf is banned (shell, interpreter, env, sudo,
+// xargs, find -exec, git -c, npm run, make, …) or has dynamic words; nothing is granted then.
+func (e *Engine) Grant(d Decision, persist bool) (Grant, error) {
+	gs, err := e.GrantWith(d, GrantOptions{Persist: persist})
+	if err != nil {
+		return Grant{}, err
+	}
+	return gs[0], nil
+}
+
+// GrantWith is Grant with scope options; it returns every grant made (one per asking leaf).
+func (e *Engine) GrantWith(d Decision, o GrantOptions) ([]Grant, error) {
+	if d.Verdict == Deny {
+		return nil, fmt.Errorf("grant refused: the request is denied (%s)", d.Rule)
+	}
+	var want []Grant
+	for _, l := range d.Leaves {
+		if l.Verdict == Deny {
+			return nil, fmt.Errorf("grant refused: %q is denied (%s)", strings.Join(l.Argv, " "), l.Rule)
+		}
+		if l.Verdict != Ask {
+			continue
+		}
+		if why := bannedHead(l.Argv); why != "" {
+			return nil, fmt.Errorf("grant refused for %q: %s", strings.Join(l.Argv, " "), why)
+		}
+		if slices.Contains(l.Argv, DynamicWord) {
+			return nil, fmt.Errorf("grant refused for %q: it has words only known when the shell runs", strings.Join(l.Argv, " "))
+		}
+		g := Grant{Argv: slices.Clone(l.Argv), Program: l.Program, Session: o.Session, Saved: o.Persist}
+		if o.Persist {
+			g.Session = ""
+		}
+		if o.Subcommand && len(l.Argv) >= 2 && isSubcommandToken(l.Argv[1]) {
+			g.Argv, g.Prefix = g.Argv[:2], true
+		}
+		want = append(want, g)
+	}
+	if len(want) == 0 {
+		return nil, fmt.Errorf("grant refused: no command in the request needed approval")
+	}
+	var out []Grant
+	var created []string
+	for _, g := range want {
+		got, isNew, err := e.grants.add(g)
+		if err != nil {
+			for _, id := range created {
+				_ = e.grants.Revoke(id)
+			}
+			return nil, err
+		}
+		if isNew {
+			created = append(created, got.ID)
+		}
+		out = append(out, got)
+	}
+	return out, nil
+}
+
+// Grants lists the engine's grants (session and saved), oldest first.
+func (e *Engine) Grants() []Grant { return e.grants.List() }
+
+// Revoke removes a grant by id; a saved grant is also removed from the grants file.
+func (e *Engine) Revoke(id string) error { return e.grants.Revoke(id) }
+
+// GrantStore returns the engine's grant store (the command analysis consults its Allows).
+func (e *Engine) GrantStore() *GrantStore { return e.grants }

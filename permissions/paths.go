@@ -1,0 +1,216 @@
+package permissions
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/acpterm/acpterm/config"
+)
+
+// Roots is the set of directories the agent may work in, held as real (symlink-resolved,
+// absolute, cleaned) paths. Containment is always decided with filepath.Rel against the real
+// root, never with a string prefix (policy.md c.5; B37: /proj-evil is not inside /proj).
+// A Roots is immutable after NewRoots and safe for concurrent use.
+type Roots struct {
+	real []string
+}
+
+// NewRoots resolves each root with filepath.EvalSymlinks and keeps the real paths (duplicates
+// and roots nested in another root are kept; the first containing root wins in Resolve).
+// Errors: a root that is relative, does not exist, or is not a directory; the message names it.
+func NewRoots(roots []string) (*Roots, error) {
+	r := &Roots{}
+	for _, p := range roots {
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("%w: root %q is not an absolute path", ErrInvalid, p)
+		}
+		real, err := filepath.EvalSymlinks(filepath.Clean(p))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w: root %q does not exist", ErrNotFound, p)
+			}
+			return nil, fmt.Errorf("root %q: %w", p, err)
+		}
+		st, err := os.Stat(real)
+		if err != nil {
+			return nil, fmt.Errorf("root %q: %w", p, err)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%w: root %q is not a directory", ErrInvalid, p)
+		}
+		r.real = append(r.real, real)
+	}
+	return r, nil
+}
+
+// List returns the real root paths in configuration order (a copy).
+func (r *Roots) List() []string {
+	return append([]string(nil), r.real...)
+}
+
+// Contains reports whether real (an already resolved absolute path) is one of the roots or lies
+// beneath one, by filepath.Rel.
+func (r *Roots) Contains(real string) bool {
+	_, ok := r.rootOf(real)
+	return ok
+}
+
+// rootOf returns the first root containing real.
+func (r *Roots) rootOf(real string) (string, bool) {
+	for _, root := range r.real {
+		if within(root, real) {
+			return root, true
+		}
+	}
+	return "", false
+}
+
+// within reports whether p is base or beneath it, both absolute and clean.
+func within(base, p string) bool {
+	rel, err := filepath.Rel(base, p)
+	if err != nil {
+		return false
+	}
+	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel))
+}
+
+// Resolve makes p real and finds the root containing it. p must be absolute (else ErrInvalid);
+// it is cleaned and its symlinks resolved; for a path that does not exist yet the longest
+// existing parent is resolved and the rest appended. It returns the real path and its root.
+// Errors: ErrInvalid for a relative path or one containing NUL; ErrOutside when the real path
+// lies outside every root (the message names both the path and its real form).
+func (r *Roots) Resolve(p string) (real, root string, err error) {
+	real, err = realPath(p)
+	if err != nil {
+		return "", "", err
+	}
+	root, ok := r.rootOf(real)
+	if !ok {
+		if real != filepath.Clean(p) {
+			return real, "", fmt.Errorf("%w: %s (really %s) is outside the roots %s", ErrOutside, p, real, strings.Join(r.real, ", "))
+		}
+		return real, "", fmt.Errorf("%w: %s is outside the roots %s", ErrOutside, p, strings.Join(r.real, ", "))
+	}
+	return real, root, nil
+}
+
+// realPath cleans p and resolves symlinks in its longest existing prefix.
+func realPath(p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("%w: empty path", ErrInvalid)
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", fmt.Errorf("%w: path %q contains a NUL byte", ErrInvalid, p)
+	}
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%w: path %q is not absolute", ErrInvalid, p)
+	}
+	clean := filepath.Clean(p)
+	var rest []string
+	cur := clean
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			parts := append([]string{real}, rest...)
+			return filepath.Join(parts...), nil
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return "", fmt.Errorf("resolve %s: %w", p, err)
+		}
+		// A missing component (or a dangling symlink) is appended unresolved below its
+		// existing parent. Any other error (permission, loop) is reported.
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return "", fmt.Errorf("resolve %s: %w", p, err)
+		}
+		rest = append([]string{filepath.Base(cur)}, rest...)
+		cur = parent
+	}
+}
+
+// IsProtected reports whether real (a resolved absolute path) is a path the agent must never
+// write, whatever the rules say, and names which (policy.md c.6): acpterm's own config dir
+// ($XDG_CONFIG_HOME/acpterm), its state dir (grants, audit log), any .git/hooks/** and
+// .git/config, the shell rc files in $HOME (.bashrc .bash_profile .profile .zshrc .zprofile
+// .zshenv .bash_login .bash_logout, .config/fish/**) and ~/.ssh/**. It reads acpterm's own
+// environment (os.Getenv).
+func IsProtected(real string) (bool, string) {
+	return isProtected(real, os.Getenv)
+}
+
+func isProtected(real string, getenv func(string) string) (bool, string) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	real = filepath.Clean(real)
+	// .git/hooks/** and .git/config anywhere.
+	parts := strings.Split(real, string(filepath.Separator))
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] != ".git" {
+			continue
+		}
+		switch {
+		case parts[i+1] == "hooks":
+			return true, "git hooks (.git/hooks) run code on git commands"
+		case parts[i+1] == "config" && i+2 == len(parts):
+			return true, "git config (.git/config) can name programs git runs"
+		}
+	}
+	for _, pd := range protectedDirs(getenv) {
+		for _, base := range variants(pd.path) {
+			if pd.exact {
+				if real == base {
+					return true, pd.reason
+				}
+			} else if within(base, real) {
+				return true, pd.reason
+			}
+		}
+	}
+	return false, ""
+}
+
+type protectedDir struct {
+	path   string
+	exact  bool // the path itself only; otherwise the path and everything beneath
+	reason string
+}
+
+func protectedDirs(getenv func(string) string) []protectedDir {
+	var out []protectedDir
+	if d := config.ConfigDir(getenv); d != "" {
+		out = append(out, protectedDir{d, false, "acpterm's config dir (" + d + ")"})
+	}
+	if d := config.StateDir(getenv); d != "" {
+		out = append(out, protectedDir{d, false, "acpterm's state dir (" + d + "): grants and audit log"})
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if home != "" && filepath.IsAbs(home) {
+		for _, f := range []string{".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".zshenv", ".bash_login", ".bash_logout"} {
+			out = append(out, protectedDir{filepath.Join(home, f), true, "shell startup file ~/" + f})
+		}
+		out = append(out,
+			protectedDir{filepath.Join(home, ".config", "fish"), false, "shell startup files ~/.config/fish"},
+			protectedDir{filepath.Join(home, ".ssh"), false, "ssh keys and config ~/.ssh"})
+	}
+	return out
+}
+
+// variants returns p cleaned and, when different, its real form (so a symlinked $HOME or
+// config dir still matches a real path).
+func variants(p string) []string {
+	p = filepath.Clean(p)
+	out := []string{p}
+	if r, err := realPath(p); err == nil && r != p {
+		out = append(out, r)
+	}
+	return out
+}
