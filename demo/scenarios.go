@@ -196,7 +196,7 @@ func (t *turn) perm() {
 		SessionId: t.s.id,
 		ToolCall: acp.ToolCallUpdate{
 			ToolCallId: id, Title: acp.Ptr(title), Kind: acp.Ptr(acp.ToolKindDelete),
-			Status: acp.Ptr(acp.ToolCallStatusPending),
+			Status:  acp.Ptr(acp.ToolCallStatusPending),
 			Content: []acp.ToolCallContent{acp.ToolContent(acp.TextBlock("The demo only pretends: nothing is deleted."))},
 		},
 		Options: PermissionOptions,
