@@ -1,0 +1,83 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	toml "github.com/pelletier/go-toml/v2"
+)
+
+// Error is a configuration error located in a file. Line and Col are 1-based (Col counts bytes);
+// they are 0 when the problem concerns the whole file (missing, unreadable). Key is the dotted
+// key path, e.g. "policy.unmatched" ("" for syntax errors that precede any key).
+type Error struct {
+	File      string
+	Line, Col int
+	Key, Msg  string
+}
+
+// Error formats e as "FILE:LINE:COL: KEY: MSG"; without a position "FILE: KEY: MSG"; without a
+// key the "KEY: " part is left out.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+var typeErrRe = regexp.MustCompile(`cannot decode TOML (.+?) into (?:struct field \S+|a Go value) of type (\S+)`)
+
+// goTypeName says in TOML words what a Go field type expects.
+func goTypeName(t string) string {
+	t = strings.TrimLeft(t, "*")
+	switch t {
+	case "string":
+		return "a string"
+	case "int", "int64", "int32":
+		return "an integer"
+	case "bool":
+		return "a boolean"
+	case "[]string":
+		return "an array of strings"
+	case "map[string][]string":
+		return "a table of arrays of strings"
+	}
+	if strings.HasPrefix(t, "config.") || strings.HasPrefix(t, "struct") {
+		return "a table"
+	}
+	return t
+}
+
+// decodeErr converts a go-toml decoding error into an *Error for file.
+func decodeErr(file string, err error) *Error {
+	var se *toml.StrictMissingError
+	if errors.As(err, &se) && len(se.Errors) > 0 {
+		first := se.Errors[0]
+		line, col := first.Position()
+		return &Error{File: file, Line: line, Col: col, Key: strings.Join(first.Key(), "."), Msg: "unknown key"}
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, col := de.Position()
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if m := typeErrRe.FindStringSubmatch(msg); m != nil {
+			got := m[1]
+			if got == "" {
+				got = "value"
+			}
+			msg = fmt.Sprintf("wrong type: want %s, got a TOML %s", goTypeName(m[2]), got)
+		}
+		return &Error{File: file, Line: line, Col: col, Key: strings.Join(de.Key(), "."), Msg: msg}
+	}
+	return &Error{File: file, Msg: err.Error()}
+}

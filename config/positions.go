@@ -1,0 +1,101 @@
+package config
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// pos is a 1-based line and byte column in a TOML document.
+type pos struct{ Line, Col int }
+
+// positions maps dotted key paths ("policy.unmatched", "policy.roots[1]") to where their key or
+// element starts in the document, so value validation errors can name file:line:col. Table
+// headers are recorded under their own path ("policy.commands").
+type positions map[string]pos
+
+// indexPositions walks a TOML document with go-toml's unstable parser. The document is already
+// known to parse (the decoder ran first); on a parser error the index is simply partial.
+func indexPositions(doc []byte) positions {
+	idx := positions{}
+	p := unstable.Parser{}
+	p.Reset(doc)
+	var prefix []string
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			prefix = keyParts(e)
+			idx.put(&p, strings.Join(prefix, "."), firstKey(e))
+		case unstable.KeyValue:
+			idx.keyValue(&p, prefix, e)
+		}
+	}
+	return idx
+}
+
+func (idx positions) keyValue(p *unstable.Parser, prefix []string, kv *unstable.Node) {
+	full := append(append([]string(nil), prefix...), keyParts(kv)...)
+	path := strings.Join(full, ".")
+	idx.put(p, path, firstKey(kv))
+	v := kv.Value()
+	switch v.Kind {
+	case unstable.Array:
+		it := v.Children()
+		for i := 0; it.Next(); i++ {
+			idx.put(p, path+"["+strconv.Itoa(i)+"]", it.Node())
+		}
+	case unstable.InlineTable:
+		it := v.Children()
+		for it.Next() {
+			if it.Node().Kind == unstable.KeyValue {
+				idx.keyValue(p, full, it.Node())
+			}
+		}
+	}
+}
+
+func (idx positions) put(p *unstable.Parser, path string, n *unstable.Node) {
+	if n == nil || n.Raw.Length == 0 {
+		return
+	}
+	if _, seen := idx[path]; seen {
+		return
+	}
+	defer func() { _ = recover() }() // a node without input bytes: leave it out
+	s := p.Shape(n.Raw)
+	idx[path] = pos{s.Start.Line, s.Start.Column}
+}
+
+func keyParts(n *unstable.Node) []string {
+	var parts []string
+	it := n.Key()
+	for it.Next() {
+		parts = append(parts, string(it.Node().Data))
+	}
+	return parts
+}
+
+func firstKey(n *unstable.Node) *unstable.Node {
+	it := n.Key()
+	if it.Next() {
+		return it.Node()
+	}
+	return nil
+}
+
+// at returns the position of path, falling back to its parents ("a.b[2]" → "a.b" → "a").
+func (idx positions) at(path string) pos {
+	for path != "" {
+		if p, ok := idx[path]; ok {
+			return p
+		}
+		if i := strings.LastIndexAny(path, ".["); i >= 0 {
+			path = path[:i]
+		} else {
+			break
+		}
+	}
+	return pos{}
+}
