@@ -1,0 +1,140 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// KeyMap is every host key binding. Action names (the `[ui] keys` config keys) are the
+// lower_snake_case names listed in keyActions; each binding can be rebound there, e.g.
+// `keys = { leave_pane = ["ctrl+]"], zoom = ["ctrl+f"] }`.
+type KeyMap struct {
+	Quit, Interrupt, Cancel          key.Binding
+	Send, Newline, Complete          key.Binding
+	HistoryPrev, HistoryNext         key.Binding
+	NextPane, FocusPane, LeavePane   key.Binding
+	Zoom, ScrollUp, ScrollDown       key.Binding
+	PaneScrollUp, PaneScrollDown     key.Binding
+	Pager, ClosePane, ToggleThoughts key.Binding
+	CycleMode, CycleModel, Grants    key.Binding
+	Help                             key.Binding
+}
+
+// DefaultKeyMap returns the built-in bindings.
+func DefaultKeyMap() KeyMap {
+	b := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Quit:           b([]string{"ctrl+q"}, "ctrl+q", "quit"),
+		Interrupt:      b([]string{"ctrl+c"}, "ctrl+c", "cancel turn / quit when idle"),
+		Cancel:         b([]string{"esc"}, "esc", "cancel turn"),
+		Send:           b([]string{"enter"}, "enter", "send prompt"),
+		Newline:        b([]string{"alt+enter", "shift+enter", "ctrl+j"}, "alt+enter", "new line"),
+		Complete:       b([]string{"tab"}, "tab", "complete /command or @file"),
+		HistoryPrev:    b([]string{"up", "ctrl+p"}, "↑", "previous prompt"),
+		HistoryNext:    b([]string{"down", "ctrl+n"}, "↓", "next prompt"),
+		NextPane:       b([]string{"ctrl+t"}, "ctrl+t", "select next pane"),
+		FocusPane:      b([]string{"ctrl+g"}, "ctrl+g", "type into selected pane"),
+		LeavePane:      b([]string{"ctrl+]"}, "ctrl+]", "leave pane"),
+		Zoom:           b([]string{"ctrl+f"}, "ctrl+f", "zoom pane"),
+		ScrollUp:       b([]string{"pgup"}, "pgup", "scroll conversation up"),
+		ScrollDown:     b([]string{"pgdown"}, "pgdn", "scroll conversation down"),
+		PaneScrollUp:   b([]string{"shift+pgup", "alt+pgup", "alt+up"}, "shift+pgup", "scroll pane back"),
+		PaneScrollDown: b([]string{"shift+pgdown", "alt+pgdown", "alt+down"}, "shift+pgdn", "scroll pane forward"),
+		Pager:          b([]string{"ctrl+o"}, "ctrl+o", "open transcript in $PAGER"),
+		ClosePane:      b([]string{"ctrl+x"}, "ctrl+x", "close finished pane"),
+		ToggleThoughts: b([]string{"alt+t"}, "alt+t", "show/hide thoughts"),
+		CycleMode:      b([]string{"alt+m"}, "alt+m", "switch mode"),
+		CycleModel:     b([]string{"alt+p"}, "alt+p", "switch model"),
+		Grants:         b([]string{"alt+g"}, "alt+g", "grants (revoke)"),
+		Help:           b([]string{"?", "f1"}, "?", "help"),
+	}
+}
+
+// keyActions maps config action names to bindings of km.
+func (km *KeyMap) keyActions() map[string]*key.Binding {
+	return map[string]*key.Binding{
+		"quit": &km.Quit, "interrupt": &km.Interrupt, "cancel": &km.Cancel,
+		"send": &km.Send, "newline": &km.Newline, "complete": &km.Complete,
+		"history_prev": &km.HistoryPrev, "history_next": &km.HistoryNext,
+		"next_pane": &km.NextPane, "focus_pane": &km.FocusPane, "leave_pane": &km.LeavePane,
+		"zoom": &km.Zoom, "scroll_up": &km.ScrollUp, "scroll_down": &km.ScrollDown,
+		"pane_scroll_up": &km.PaneScrollUp, "pane_scroll_down": &km.PaneScrollDown,
+		"pager": &km.Pager, "close_pane": &km.ClosePane, "toggle_thoughts": &km.ToggleThoughts,
+		"cycle_mode": &km.CycleMode, "cycle_model": &km.CycleModel, "grants": &km.Grants,
+		"help": &km.Help,
+	}
+}
+
+// applyKeys overrides bindings from the `[ui] keys` table. An unknown action name or an empty
+// key list is an error naming it (config validation may already have caught it).
+func (km *KeyMap) applyKeys(keys map[string][]string) error {
+	acts := km.keyActions()
+	names := make([]string, 0, len(keys))
+	for n := range keys {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ks := keys[name]
+		b, ok := acts[name]
+		if !ok {
+			return fmt.Errorf("[ui] keys: unknown action %q (known: %s)", name, strings.Join(knownActions(acts), ", "))
+		}
+		if len(ks) == 0 {
+			return fmt.Errorf("[ui] keys.%s: empty key list", name)
+		}
+		for _, k := range ks {
+			if strings.TrimSpace(k) == "" {
+				return fmt.Errorf("[ui] keys.%s: empty key name", name)
+			}
+		}
+		desc := b.Help().Desc
+		b.SetKeys(ks...)
+		b.SetHelp(ks[0], desc)
+	}
+	return nil
+}
+
+func knownActions(acts map[string]*key.Binding) []string {
+	out := make([]string, 0, len(acts))
+	for n := range acts {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lockMods are modifier bits that say nothing about the key's meaning (CapsLock, NumLock,
+// ScrollLock); Bubble Tea v2's keyboard enhancements can report them, so they are masked before
+// matching and forwarding.
+const lockMods = tea.ModCapsLock | tea.ModNumLock | tea.ModScrollLock
+
+// normKey returns k with lock modifiers masked.
+func normKey(k tea.KeyPressMsg) tea.KeyPressMsg {
+	k.Mod &^= lockMods
+	return k
+}
+
+// helpKeys adapts the key map to bubbles/help for the current context.
+type helpKeys struct {
+	short []key.Binding
+	full  [][]key.Binding
+}
+
+func (h helpKeys) ShortHelp() []key.Binding  { return h.short }
+func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
+
+// fullHelp groups every binding by area, for the `?` screen.
+func (km KeyMap) fullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit},
+		{km.NextPane, km.FocusPane, km.LeavePane, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.Pager},
+		{km.ScrollUp, km.ScrollDown, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Grants, km.Help},
+	}
+}
