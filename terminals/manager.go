@@ -1,0 +1,127 @@
+package terminals
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ManagerOptions configure a Manager.
+type ManagerOptions struct {
+	MaxLive   int             // live (unreleased) terminals at once; 0 → 16
+	KillGrace time.Duration   // default SIGTERM→SIGKILL grace; 0 → 2 s
+	OnChange  func(id string) // called (from reader goroutines, must not block) when a screen changed,
+	// a terminal exited or was released; callers coalesce
+}
+
+// Manager starts terminals and keeps track of them. Creating one makes the
+// process a child subreaper (see the package documentation).
+type Manager struct {
+	o     ManagerOptions
+	grace time.Duration
+	nonce string
+
+	mu     sync.Mutex
+	terms  map[string]*Terminal
+	live   int
+	next   int
+	closed bool
+}
+
+// NewManager returns a Manager and makes the calling process a child
+// subreaper (prctl(PR_SET_CHILD_SUBREAPER)) so processes escaping a
+// terminal's group can be reaped.
+func NewManager(o ManagerOptions) *Manager {
+	_ = becomeSubreaper()
+	if o.MaxLive <= 0 {
+		o.MaxLive = DefaultMaxLive
+	}
+	g := o.KillGrace
+	if g <= 0 {
+		g = DefaultKillGrace
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return &Manager{o: o, grace: g, nonce: hex.EncodeToString(b[:]), terms: map[string]*Terminal{}}
+}
+
+// Start runs a command in a new terminal and returns at once. Errors:
+// ErrClosed, ErrTooManyTerminals, bad options (both or neither of
+// Argv/ShellLine, a relative or missing Dir, an invalid Size), a program
+// not found on the PATH of o.Env, or an exec failure.
+func (m *Manager) Start(o StartOptions) (*Terminal, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if m.live >= m.o.MaxLive {
+		m.mu.Unlock()
+		return nil, ErrTooManyTerminals
+	}
+	m.next++
+	id := "term-" + strconv.Itoa(m.next)
+	m.live++
+	m.mu.Unlock()
+
+	t, err := start(m, id, o)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		m.live--
+		return nil, err
+	}
+	m.terms[id] = t
+	return t, nil
+}
+
+// Get returns a terminal by id; released terminals stay gettable (their
+// final screen and output remain readable).
+func (m *Manager) Get(id string) (*Terminal, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.terms[id]
+	return t, ok
+}
+
+// Close releases every terminal (killing what runs), ends remaining
+// processes started from any of them (setsid escapees included), and makes
+// later Starts fail with ErrClosed. Idempotent; returns nil.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	ts := make([]*Terminal, 0, len(m.terms))
+	for _, t := range m.terms {
+		ts = append(ts, t)
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, t := range ts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = t.Release()
+		}()
+	}
+	wg.Wait()
+	pids := findProcs(func(v string) bool { return strings.HasPrefix(v, m.nonce+":") }, 0, 0)
+	if len(pids) > 0 {
+		killAndReap(pids)
+	}
+	return nil
+}
+
+func (m *Manager) releasedTerm(*Terminal) {
+	m.mu.Lock()
+	m.live--
+	m.mu.Unlock()
+}
+
+func (m *Manager) changed(id string) {
+	if m.o.OnChange != nil {
+		m.o.OnChange(id)
+	}
+}

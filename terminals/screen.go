@@ -1,0 +1,317 @@
+package terminals
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
+)
+
+// feedSlice is the most output handed to the emulator per lock hold, in
+// bytes (terminals.md §5.2: keeps a painting UI from waiting long).
+const feedSlice = 1024
+
+// Modes are the terminal modes a program has switched on, tracked from the
+// emulator's mode callbacks (x/vt keeps its own private).
+type Modes struct {
+	AltScreen      bool // alternate screen (?47, ?1047, ?1049)
+	CursorKeys     bool // DECCKM (?1): arrows send SS3 forms
+	BracketedPaste bool // ?2004: pastes are wrapped in ESC[200~ … ESC[201~
+	Mouse          bool // any mouse tracking (?9, ?1000, ?1002, ?1003)
+	MouseSGR       bool // SGR mouse encoding (?1006)
+	Focus          bool // ?1004: focus in/out reports wanted
+}
+
+// Screen is an x/vt emulator behind its own mutex: the visible screen of a
+// terminal plus a small scroll-back (ScrollbackLines lines).
+//
+// A Terminal owns one and feeds it from its PTY; a Screen can also be used
+// on its own (for example for an agent-owned, read-only terminal whose
+// bytes arrive over ACP): create it with NewScreen, feed it with Write, and
+// Close it when it is no longer fed. All methods are safe for concurrent
+// use; Draw, Text and the getters keep working after Close.
+type Screen struct {
+	mu      sync.Mutex
+	em      *vt.Emulator
+	size    Size
+	modes   Modes
+	mouse   uint8 // bit set of enabled mouse tracking modes
+	title   string
+	alt     atomic.Bool
+	version atomic.Uint64
+
+	sink      func([]byte) // receives the emulator's replies; nil discards
+	replyDone chan struct{}
+	closeOnce sync.Once
+}
+
+// NewScreen returns a blank screen of size s (a zero or invalid dimension is
+// clamped to 1..4096 cells; zero Size means 80x24). It starts one goroutine
+// that drains the emulator's replies (answers to DA/DSR queries, which a
+// read-only screen discards); Close ends it.
+func NewScreen(s Size) *Screen {
+	return newScreen(s, nil)
+}
+
+func newScreen(s Size, sink func([]byte)) *Screen {
+	if s == (Size{}) {
+		s = DefaultSize
+	}
+	s = s.clamp()
+	sc := &Screen{size: s, sink: sink, replyDone: make(chan struct{})}
+	sc.em = vt.NewEmulator(s.Cols, s.Rows)
+	sc.em.SetScrollbackSize(ScrollbackLines)
+	sc.em.SetCallbacks(vt.Callbacks{
+		Title:       func(t string) { sc.title = t },
+		AltScreen:   func(on bool) { sc.modes.AltScreen = on; sc.alt.Store(on) },
+		EnableMode:  func(m ansi.Mode) { sc.setMode(m, true) },
+		DisableMode: func(m ansi.Mode) { sc.setMode(m, false) },
+	})
+	go sc.drainReplies()
+	return sc
+}
+
+// setMode runs inside em.Write (under mu): it only stores flags.
+func (s *Screen) setMode(m ansi.Mode, on bool) {
+	dm, ok := m.(ansi.DECMode)
+	if !ok {
+		return
+	}
+	bit := func(i uint) {
+		if on {
+			s.mouse |= 1 << i
+		} else {
+			s.mouse &^= 1 << i
+		}
+		s.modes.Mouse = s.mouse != 0
+	}
+	switch dm {
+	case ansi.ModeCursorKeys:
+		s.modes.CursorKeys = on
+	case ansi.ModeBracketedPaste:
+		s.modes.BracketedPaste = on
+	case ansi.ModeFocusEvent:
+		s.modes.Focus = on
+	case ansi.ModeMouseExtSgr:
+		s.modes.MouseSGR = on
+	case ansi.ModeMouseX10:
+		bit(0)
+	case ansi.ModeMouseNormal:
+		bit(1)
+	case ansi.ModeMouseButtonEvent:
+		bit(2)
+	case ansi.ModeMouseAnyEvent:
+		bit(3)
+	}
+}
+
+// drainReplies copies the emulator's replies to the sink. It never takes
+// the lock, so em.Write (which writes replies synchronously into an
+// unbuffered pipe) cannot block on it for long.
+func (s *Screen) drainReplies() {
+	defer close(s.replyDone)
+	buf := make([]byte, 4096)
+	for {
+		n, err := s.em.Read(buf)
+		if n > 0 && s.sink != nil {
+			s.sink(append([]byte(nil), buf[:n]...))
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Close stops reply handling and ends the screen's goroutine. Later Writes
+// still update the screen (queries go unanswered); Draw and the getters keep
+// working. Idempotent.
+func (s *Screen) Close() error {
+	s.closeOnce.Do(func() {
+		// Close only the pipe, not the emulator: Emulator.Close writes a field
+		// that Emulator.Read reads without synchronisation.
+		if pw, ok := s.em.InputPipe().(*io.PipeWriter); ok {
+			_ = pw.CloseWithError(io.EOF)
+		}
+		<-s.replyDone
+	})
+	return nil
+}
+
+// Write feeds program output to the emulator, at most 1 KiB per lock hold.
+// Bytes may be split anywhere (mid-character, mid-sequence).
+func (s *Screen) Write(p []byte) {
+	for len(p) > 0 {
+		n := min(len(p), feedSlice)
+		s.mu.Lock()
+		_, _ = s.em.Write(p[:n])
+		s.mu.Unlock()
+		p = p[n:]
+	}
+	s.version.Add(1)
+}
+
+// reset clears the screen, pen and scroll region after output was skipped
+// (flood skip-ahead); CAN first aborts any half-parsed sequence.
+func (s *Screen) reset() {
+	s.mu.Lock()
+	_, _ = s.em.Write([]byte("\x18\x1b[0m\x1b[r\x1b[H\x1b[2J"))
+	s.mu.Unlock()
+	s.version.Add(1)
+}
+
+// Resize sets the screen size in cells (clamped to 1..4096). When the
+// height shrinks on the main screen the rows at the bottom, with the cursor,
+// are kept and the top rows go to scroll-back, as xterm and tmux do
+// (x/vt alone keeps the top; terminals.md §4). There is no reflow.
+func (s *Screen) Resize(sz Size) {
+	sz = sz.clamp()
+	s.mu.Lock()
+	if sz != s.size {
+		if !s.em.IsAltScreen() && sz.Rows < s.size.Rows {
+			if cy := s.em.CursorPosition().Y; cy >= sz.Rows {
+				n := strconv.Itoa(cy - sz.Rows + 1)
+				_, _ = s.em.Write([]byte("\x1b[" + n + "S\x1b[" + n + "A"))
+			}
+		}
+		s.em.Resize(sz.Cols, sz.Rows)
+		s.size = sz
+	}
+	s.mu.Unlock()
+	s.version.Add(1)
+}
+
+// Size returns the screen size in cells.
+func (s *Screen) Size() Size {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size
+}
+
+// Draw paints the screen into area of scr, clipped to area: rows and
+// columns beyond the screen are blank, and a wide character that would
+// cross area's right edge is drawn as a blank. scrollOffset is the number of
+// lines scrolled back into history (0 = live view); it is clamped to
+// ScrollbackLen and ignored on the alternate screen. Cells are copied by
+// scr.SetCell; nothing is allocated per cell.
+func (s *Screen) Draw(scr uv.Screen, area uv.Rectangle, scrollOffset int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, h := s.em.Width(), s.em.Height()
+	sb := s.em.Scrollback()
+	sbLen := 0
+	if sb != nil && !s.em.IsAltScreen() {
+		sbLen = sb.Len()
+	}
+	off := min(max(scrollOffset, 0), sbLen)
+	blank := uv.EmptyCell
+	for y := 0; y < area.Dy(); y++ {
+		src := y - off
+		var line uv.Line
+		if src < 0 {
+			line = sb.Line(sbLen + src)
+		}
+		for x := 0; x < area.Dx(); {
+			var c *uv.Cell
+			switch {
+			case src < 0:
+				if x < len(line) {
+					c = &line[x]
+				}
+			case src < h && x < w:
+				c = s.em.CellAt(x, src)
+			}
+			if c == nil || c.Width <= 0 || x+c.Width > area.Dx() {
+				b := blank
+				scr.SetCell(area.Min.X+x, area.Min.Y+y, &b)
+				x++
+				continue
+			}
+			scr.SetCell(area.Min.X+x, area.Min.Y+y, c)
+			x += c.Width
+		}
+	}
+}
+
+// Cursor returns the cursor position (cells from the screen's top-left) and
+// whether the program wants it visible.
+func (s *Screen) Cursor() (pos uv.Position, visible bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.em.CursorPosition(), !s.em.CursorHidden()
+}
+
+// Modes returns the modes the program has set.
+func (s *Screen) Modes() Modes {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.modes
+}
+
+// Title returns the window title the program set (OSC 0/2), or "".
+func (s *Screen) Title() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.title
+}
+
+// ScrollbackLen returns the number of lines in the main screen's
+// scroll-back (0 on the alternate screen), at most ScrollbackLines.
+func (s *Screen) ScrollbackLen() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.em.IsAltScreen() || s.em.Scrollback() == nil {
+		return 0
+	}
+	return s.em.Scrollback().Len()
+}
+
+// Text returns the visible rows as plain text: one line per row (Rows
+// lines), trailing blanks trimmed, joined by "\n".
+func (s *Screen) Text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, h := s.em.Width(), s.em.Height()
+	var b strings.Builder
+	var row strings.Builder
+	for y := range h {
+		row.Reset()
+		for x := 0; x < w; x++ {
+			c := s.em.CellAt(x, y)
+			switch {
+			case c == nil:
+				row.WriteByte(' ')
+			case c.Width == 0:
+			case c.Content == "":
+				row.WriteByte(' ')
+			default:
+				row.WriteString(c.Content)
+			}
+		}
+		if y > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.TrimRight(row.String(), " "))
+	}
+	return b.String()
+}
+
+// Version returns a counter that increases on every change to the screen
+// (output fed, resize), for dirty tracking.
+func (s *Screen) Version() uint64 { return s.version.Load() }
+
+// sendMouse forwards a mouse event if the program enabled mouse tracking;
+// the encoded bytes come out as a reply (to the sink).
+func (s *Screen) sendMouse(m uv.MouseEvent) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.modes.Mouse {
+		return false
+	}
+	s.em.SendMouse(m)
+	return true
+}
