@@ -32,12 +32,12 @@ const (
 )
 
 var (
-	setupOnce sync.Once
-	setupErr  error // install failed although node/npm exist: tests fail
-	nodeSkip  string
+	setupOnce    sync.Once
+	setupErr     error // install failed although node/npm exist: tests fail
+	nodeSkip     string
 	goExampleBin string // path of the built Go example agent
-	repoRoot  string
-	workDir   string // temp dir for binaries built once per package run
+	repoRoot     string
+	workDir      string // temp dir for binaries built once per package run
 )
 
 func agentsDir() string {
