@@ -136,10 +136,7 @@ func Load(o LoadOptions) (*Config, error) {
 			}
 		}
 	} else {
-		path = expandTilde(path, getenv)
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(cwd, path)
-		}
+		path = expandTilde(path, getenv) // a relative path is relative to the process cwd
 	}
 	if path != "" {
 		if err := applyFile(cfg, path, false, getenv); err != nil {
@@ -224,8 +221,12 @@ type loader struct {
 	getenv  func(string) string
 }
 
+// errf reports a bad value at key (positioned at the value, or the array element).
 func (l *loader) errf(key, format string, args ...any) *Error {
-	p := l.idx.at(key)
+	return l.errAt(l.idx.value(key), key, format, args...)
+}
+
+func (l *loader) errAt(p pos, key, format string, args ...any) *Error {
 	k := key
 	if i := strings.IndexByte(k, '['); i >= 0 {
 		k = k[:i]
@@ -235,7 +236,7 @@ func (l *loader) errf(key, format string, args ...any) *Error {
 
 // widen is the error for a project-file key that would loosen the policy.
 func (l *loader) widen(key, what string) *Error {
-	return l.errf(key, "a project file (%s) may only tighten the policy; %s", ProjectFileName, what)
+	return l.errAt(l.idx.at(key), key, "a project file (%s) may only tighten the policy; %s", ProjectFileName, what)
 }
 
 // applyFile parses, validates and merges one file into cfg.

@@ -27,7 +27,9 @@ func indexPositions(doc []byte) positions {
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
 			prefix = keyParts(e)
-			idx.put(&p, strings.Join(prefix, "."), firstKey(e))
+			for i := 1; i <= len(prefix); i++ { // [a.b] also locates a
+				idx.put(&p, strings.Join(prefix[:i], "."), firstKey(e))
+			}
 		case unstable.KeyValue:
 			idx.keyValue(&p, prefix, e)
 		}
@@ -40,6 +42,7 @@ func (idx positions) keyValue(p *unstable.Parser, prefix []string, kv *unstable.
 	path := strings.Join(full, ".")
 	idx.put(p, path, firstKey(kv))
 	v := kv.Value()
+	idx.put(p, path+"#v", v)
 	switch v.Kind {
 	case unstable.Array:
 		it := v.Children()
@@ -83,6 +86,14 @@ func firstKey(n *unstable.Node) *unstable.Node {
 		return it.Node()
 	}
 	return nil
+}
+
+// value returns where the value of path starts, else the position of its key (see at).
+func (idx positions) value(path string) pos {
+	if p, ok := idx[path+"#v"]; ok {
+		return p
+	}
+	return idx.at(path)
 }
 
 // at returns the position of path, falling back to its parents ("a.b[2]" → "a.b" → "a").
