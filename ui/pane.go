@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/acpterm/acpterm/terminals"
+)
+
+// pane is the view of one terminal (client-owned or agent-owned). It is a plain struct owned by
+// the Model; only Update touches it.
+type pane struct {
+	id         string
+	label      string // the command as the user reads it (sanitised)
+	cwd        string
+	toolCallID string
+	agentOwned bool // read-only: fed by the agent over ACP; no input, no resize of a PTY
+
+	term   paneTerm          // nil for agent-owned terminals
+	screen *terminals.Screen // nil until known (agent-owned terminals whose screen is not registered yet)
+
+	started   time.Time
+	exit      *terminals.ExitStatus
+	exitedAt  time.Time
+	truncated bool
+
+	scroll  int            // lines scrolled back into history (0 = live)
+	size    terminals.Size // size last applied to the terminal (cells)
+	drawnAt uint64         // screen version last drawn
+}
+
+// state describes the process state for the title: "running", "exit 0", "SIGKILL".
+func (p *pane) state() string {
+	if p.exit == nil {
+		return "running"
+	}
+	return p.exit.String()
+}
+
+// elapsed is how long the command ran (so far), rounded to seconds.
+func (p *pane) elapsed(now time.Time) time.Duration {
+	if p.started.IsZero() {
+		return 0
+	}
+	end := now
+	if p.exit != nil && !p.exitedAt.IsZero() {
+		end = p.exitedAt
+	}
+	return end.Sub(p.started).Truncate(time.Second)
+}
+
+// formatElapsed prints a duration compactly: "0s", "42s", "3m05s", "1h02m".
+func formatElapsed(d time.Duration) string {
+	s := int(d / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", s/3600, (s%3600)/60)
+	}
+}
+
+// title builds the pane's title text: "$ LABEL · CWD · STATE · ELAPSED[ · output truncated]"
+// plus "read-only" for agent-owned terminals and "scrolled N" when scrolled back. When it is
+// wider than maxW cells (maxW > 0) the command and cwd are shortened first, so the state stays
+// visible.
+func (p *pane) title(now time.Time, maxW int) string {
+	head := "$ " + p.label
+	if p.cwd != "" {
+		head += " · " + shortenPath(p.cwd)
+	}
+	tail := []string{p.state(), formatElapsed(p.elapsed(now))}
+	if p.truncated {
+		tail = append(tail, "output truncated")
+	}
+	if p.agentOwned {
+		tail = append(tail, "read-only")
+	}
+	if p.scroll > 0 {
+		tail = append(tail, fmt.Sprintf("scrolled %d", p.scroll))
+	}
+	rest := " · " + strings.Join(tail, " · ")
+	full := head + rest
+	if maxW <= 0 || ansi.StringWidth(full) <= maxW {
+		return full
+	}
+	if room := maxW - ansi.StringWidth(rest); room >= 6 {
+		return truncate(head, room) + rest
+	}
+	return truncate(full, maxW)
+}
+
+// paneDrawOpts are the per-frame facts drawPane needs besides the pane itself.
+type paneDrawOpts struct {
+	focused, selected bool
+	leaveKey          string // help text of the leave key, shown while focused
+	now               time.Time
+}
+
+// drawPane paints the pane (border, title, screen) into outer on scr. focused means keys go to
+// the program; selected means it is the target of pane commands. It returns the screen cursor
+// position in scr coordinates when the pane is focused, live and the program shows a cursor.
+func drawPane(scr uv.Screen, st *Styles, p *pane, outer uv.Rectangle, o paneDrawOpts) (cur uv.Position, showCursor bool) {
+	focused, selected, now := o.focused, o.selected, o.now
+	if outer.Dx() < 3 || outer.Dy() < 3 {
+		fillRect(scr, outer)
+		return cur, false
+	}
+	col := st.BorderColor
+	if focused || selected {
+		col = st.BorderFocusColor
+	}
+	drawBox(scr, outer, col, focused)
+	titleStyle := st.PaneTitle
+	if focused || selected {
+		titleStyle = st.PaneTitleFocus
+	}
+	prefix := ""
+	if focused {
+		prefix = "[typing · " + o.leaveKey + " leaves] "
+	}
+	room := outer.Dx() - 6 - ansi.StringWidth(prefix)
+	title := " " + prefix + p.title(now, room) + " "
+	drawLabel(scr, outer.Min.X+2, outer.Min.Y, outer.Dx()-4, titleStyle.Render(title))
+	in := interior(outer)
+	if p.screen == nil {
+		fillRect(scr, in)
+		drawLabel(scr, in.Min.X, in.Min.Y, in.Dx(), st.Dim.Render("(no output yet)"))
+		return cur, false
+	}
+	p.screen.Draw(scr, in, p.scroll)
+	p.drawnAt = p.screen.Version()
+	if focused && p.scroll == 0 {
+		pos, vis := p.screen.Cursor()
+		if vis && pos.X < in.Dx() && pos.Y < in.Dy() {
+			return uv.Pos(in.Min.X+pos.X, in.Min.Y+pos.Y), true
+		}
+	}
+	return cur, false
+}
+
+// shortenPath replaces the home directory prefix with "~" (display only).
+func shortenPath(p string) string {
+	if home := homeDir; home != "" && (p == home || strings.HasPrefix(p, home+"/")) {
+		return "~" + strings.TrimPrefix(p, home)
+	}
+	return p
+}
+
+// homeDir is the user's home directory, for shortenPath ("" when unknown).
+var homeDir, _ = os.UserHomeDir()
