@@ -113,7 +113,7 @@ func realPath(p string) (string, error) {
 	clean := filepath.Clean(p)
 	var rest []string
 	cur := clean
-	for {
+	for hops := 0; ; {
 		real, err := filepath.EvalSymlinks(cur)
 		if err == nil {
 			parts := append([]string{real}, rest...)
@@ -123,10 +123,26 @@ func realPath(p string) (string, error) {
 		if parent == cur {
 			return "", fmt.Errorf("resolve %s: %w", p, err)
 		}
-		// A missing component (or a dangling symlink) is appended unresolved below its
-		// existing parent. Any other error (permission, loop) is reported.
+		// A missing component is appended unresolved below its existing parent. Any other
+		// error (permission, loop) is reported.
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return "", fmt.Errorf("resolve %s: %w", p, err)
+		}
+		// A dangling symlink: follow it by hand, so a link to a not-yet-existing file
+		// outside the roots is judged by where it points (B38).
+		if st, lerr := os.Lstat(cur); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			if hops++; hops > 40 {
+				return "", fmt.Errorf("resolve %s: too many levels of symbolic links", p)
+			}
+			target, rerr := os.Readlink(cur)
+			if rerr != nil {
+				return "", fmt.Errorf("resolve %s: %w", p, rerr)
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(parent, target)
+			}
+			cur = filepath.Clean(target)
+			continue
 		}
 		rest = append([]string{filepath.Base(cur)}, rest...)
 		cur = parent
