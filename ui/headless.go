@@ -1,0 +1,442 @@
+package ui
+
+// The headless renderer (acpterm --headless, architecture.md decision 9): the same client as the
+// TUI, but the session is printed as plain, line-oriented text and nobody is asked anything.
+//
+// Output format (one record per line; agent-supplied text is sanitised, no escape sequences):
+//
+//	[session] demo-1 acpterm-demo 1.0.0 in /tmp/x    session started
+//	[prompt] perm                                     a prompt turn began
+//	plain lines                                        agent message text, as streamed
+//	[thought] …                                        agent thought text
+//	[plan] [x] Say hello; [>] Run commands; [ ] Wrap up
+//	[mode] code   [commands] tour stream perm …
+//	[tool] execute "Print colours" (in_progress)      first sight and every status change
+//	[permission] agent "Delete the build cache" → reject-once (headless)
+//	[write] /tmp/x/demo.md (created, 93 bytes)
+//	[terminal t1] started: printf …                    then at exit:
+//	[terminal t1] exit 0                               followed by the output's last lines:
+//	  | hello Ann
+//	[notice] warn: …   [cancel]   [stop] end_turn   [error] turn failed: …
+//	[agent] exited: exit 3                             followed by its last stderr lines
+//
+// Invariants: events are read by one goroutine, in order; every PermissionAsked is answered at
+// once by Approve (never blocks on a human); prompts are sent one at a time, each after the
+// previous turn ended.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/coder/acp-go-sdk"
+
+	"github.com/acpterm/acpterm/acpclient"
+	"github.com/acpterm/acpterm/terminals"
+)
+
+// HeadlessClient is the part of *acpclient.Client the headless renderer uses.
+type HeadlessClient interface {
+	Events() <-chan acpclient.Event
+	Prompt(text string)
+	Answer(requestID string, a acpclient.Answer)
+	Cancel()
+}
+
+// HeadlessOptions configures RunHeadless.
+type HeadlessOptions struct {
+	// Client is the started agent connection. Required.
+	Client HeadlessClient
+	// TerminalText returns a terminal's final output as plain text (client-owned: its
+	// transcript; agent-owned: its screen). nil → no output tails are printed.
+	TerminalText func(id string) (string, bool)
+	// Prompts are sent in order, one turn each. At least one is required.
+	Prompts []string
+	// Approve answers every question: "allow" picks an allow_once option (or AllowOnce for
+	// acpterm's own prompts), anything else ("deny", the default) a reject option (or Deny).
+	// "always" options are never chosen: no lasting grant without a person.
+	Approve string
+	// Out receives the transcript. Required.
+	Out io.Writer
+	// TailLines is how many final output lines are printed per terminal; 0 → 10.
+	TailLines int
+	// GracePeriod bounds how long RunHeadless waits for the running turn to end after ctx is
+	// cancelled or the agent exited; 0 → 5 s.
+	GracePeriod time.Duration
+}
+
+// ErrHeadlessIncomplete is returned when the event stream ended before every prompt's turn ended.
+var ErrHeadlessIncomplete = errors.New("the agent connection ended before every prompt was answered")
+
+// RunHeadless sends the prompts one turn at a time and prints the session until every turn ended,
+// the agent went away, or ctx was cancelled (then the running turn is cancelled and given
+// GracePeriod to end). It returns the exit status of the CLI contract — 0 when every prompt turn
+// ended with a stop reason (including "cancelled"), 1 otherwise — and an error describing a
+// failure (nil for 0). It does not close the client.
+func RunHeadless(ctx context.Context, o HeadlessOptions) (int, error) {
+	if o.Client == nil || o.Out == nil {
+		return 2, errors.New("ui.RunHeadless: Client and Out are required")
+	}
+	if len(o.Prompts) == 0 {
+		return 2, errors.New("ui.RunHeadless: no prompts")
+	}
+	if o.TailLines <= 0 {
+		o.TailLines = 10
+	}
+	if o.GracePeriod <= 0 {
+		o.GracePeriod = 5 * time.Second
+	}
+	h := &headless{o: o, w: o.Out, printed: map[string]string{}, asked: map[string]acpclient.PermissionAsked{}}
+	return h.run(ctx)
+}
+
+type headless struct {
+	o     HeadlessOptions
+	w     io.Writer
+	state acpclient.State
+
+	stream  string // "agent" or "thought": the kind of the partial line being streamed
+	partial bool   // a streamed line is open (no trailing newline yet)
+
+	printed map[string]string // tool call id → last printed status
+	asked   map[string]acpclient.PermissionAsked
+
+	sent    int   // prompts sent
+	running bool  // a turn is running
+	failure error // first turn failure or agent exit
+}
+
+func (h *headless) run(ctx context.Context) (int, error) {
+	events := h.o.Client.Events()
+	h.sendNext()
+	var deadline <-chan time.Time // set once we are only waiting for the running turn to end
+	done := ctx.Done()
+	for {
+		select {
+		case <-done:
+			done = nil
+			h.line("[cancel] interrupted")
+			h.o.Client.Cancel()
+			h.fail(ctx.Err())
+			if !h.running {
+				return h.finish()
+			}
+			deadline = time.After(h.o.GracePeriod)
+		case <-deadline:
+			h.line("[error] the running turn did not end within %s", h.o.GracePeriod)
+			return h.finish()
+		case ev, ok := <-events:
+			if !ok {
+				if h.running || h.sent < len(h.o.Prompts) {
+					h.fail(ErrHeadlessIncomplete)
+				}
+				return h.finish()
+			}
+			h.handle(ev)
+			if h.running {
+				continue
+			}
+			if h.failure == nil && h.sendNext() {
+				continue
+			}
+			return h.finish()
+		}
+	}
+}
+
+// sendNext sends the next prompt; false when none is left.
+func (h *headless) sendNext() bool {
+	if h.sent >= len(h.o.Prompts) {
+		return false
+	}
+	h.o.Client.Prompt(h.o.Prompts[h.sent])
+	h.sent++
+	h.running = true
+	return true
+}
+
+func (h *headless) fail(err error) {
+	if h.failure == nil {
+		h.failure = err
+	}
+}
+
+func (h *headless) finish() (int, error) {
+	h.endStream()
+	if h.failure != nil {
+		return 1, h.failure
+	}
+	if h.sent < len(h.o.Prompts) {
+		return 1, ErrHeadlessIncomplete
+	}
+	return 0, nil
+}
+
+// handle prints one event and updates the bookkeeping.
+func (h *headless) handle(ev acpclient.Event) {
+	h.state.Apply(ev)
+	switch e := ev.(type) {
+	case acpclient.SessionStarted:
+		in := e.Info
+		name := in.AgentName
+		if in.AgentTitle != "" && name == "" {
+			name = in.AgentTitle
+		}
+		h.line("[session] %s %s %s in %s", sanitizeLine(in.SessionID), headlessDash(sanitizeLine(name)), headlessDash(sanitizeLine(in.AgentVersion)), in.Cwd)
+		if in.Modes != nil {
+			h.line("[mode] %s", sanitizeLine(string(in.Modes.CurrentModeId)))
+		}
+	case acpclient.TurnStarted:
+		for _, l := range strings.Split(strings.TrimRight(sanitize(e.Prompt), "\n"), "\n") {
+			h.line("[prompt] %s", l)
+		}
+	case acpclient.SessionUpdated:
+		h.update(e.Update)
+	case acpclient.PermissionAsked:
+		h.asked[e.ID] = e
+		h.answer(e)
+	case acpclient.PermissionResolved:
+		a, ok := h.asked[e.ID]
+		delete(h.asked, e.ID)
+		detail := e.By
+		if ok && a.Policy != nil && a.Policy.Rule != "" {
+			detail += ": " + sanitizeLine(a.Policy.Rule)
+		}
+		if ok {
+			h.line("[permission] %s %q → %s (%s)", headlessDash(a.Kind), sanitizeLine(headlessDeref(a.ToolCall.Title)), sanitizeLine(e.Outcome), detail)
+		} else {
+			h.line("[permission] %s → %s (%s)", e.ID, sanitizeLine(e.Outcome), detail)
+		}
+	case acpclient.FileWritten:
+		how := "modified"
+		if !e.Diff.Existed {
+			how = "created"
+		}
+		h.line("[write] %s (%s, %d bytes)", sanitizeLine(e.Diff.Path), how, len(e.Diff.NewText))
+	case acpclient.TerminalStarted:
+		owner := ""
+		if e.AgentOwned {
+			owner = " (agent-owned)"
+		}
+		h.line("[terminal %s] started%s: %s", sanitizeLine(e.ID), owner, sanitizeLine(e.Label))
+	case acpclient.TerminalExited:
+		h.line("[terminal %s] %s", sanitizeLine(e.ID), e.Status.String())
+		if h.o.TerminalText != nil {
+			if text, ok := h.o.TerminalText(e.ID); ok {
+				for _, l := range headlessTail(sanitize(text), h.o.TailLines) {
+					h.line("  | %s", l)
+				}
+			}
+		}
+	case acpclient.CancelRequested:
+		h.line("[cancel]")
+	case acpclient.TurnEnded:
+		h.running = false
+		switch {
+		case e.Err != nil && e.StopReason == string(acp.StopReasonCancelled):
+			h.line("[stop] cancelled")
+		case e.Err != nil:
+			h.line("[error] turn failed: %s", sanitizeLine(e.Err.Error()))
+			h.fail(fmt.Errorf("prompt turn failed: %w", e.Err))
+		default:
+			h.line("[stop] %s", sanitizeLine(e.StopReason))
+		}
+	case acpclient.AgentExited:
+		if e.Expected {
+			return
+		}
+		h.line("[agent] exited: %s", e.String())
+		for _, l := range headlessLastN(e.StderrTail, h.o.TailLines) {
+			h.line("  | %s", sanitizeLine(l))
+		}
+		h.fail(fmt.Errorf("the agent exited (%s)", e.String()))
+		h.running = false
+	case acpclient.Notice:
+		h.line("[notice] %s: %s", e.Level, sanitizeLine(e.Text))
+	}
+	h.toolChanges()
+}
+
+// update prints one session/update.
+func (h *headless) update(u acp.SessionUpdate) {
+	if _, known := acpclient.UpdateKind(u); !known {
+		return
+	}
+	switch {
+	case u.AgentMessageChunk != nil:
+		h.streamText("agent", u.AgentMessageChunk.Content)
+	case u.AgentThoughtChunk != nil:
+		h.streamText("thought", u.AgentThoughtChunk.Content)
+	case u.Plan != nil:
+		parts := make([]string, len(u.Plan.Entries))
+		for i, e := range u.Plan.Entries {
+			mark := "[ ]"
+			switch e.Status {
+			case acp.PlanEntryStatusCompleted:
+				mark = "[x]"
+			case acp.PlanEntryStatusInProgress:
+				mark = "[>]"
+			}
+			parts[i] = mark + " " + sanitizeLine(e.Content)
+		}
+		h.line("[plan] %s", strings.Join(parts, "; "))
+	case u.CurrentModeUpdate != nil:
+		h.line("[mode] %s", sanitizeLine(string(u.CurrentModeUpdate.CurrentModeId)))
+	case u.AvailableCommandsUpdate != nil:
+		names := make([]string, len(u.AvailableCommandsUpdate.AvailableCommands))
+		for i, c := range u.AvailableCommandsUpdate.AvailableCommands {
+			names[i] = sanitizeLine(c.Name)
+		}
+		h.line("[commands] %s", strings.Join(names, " "))
+	}
+}
+
+// streamText prints streamed text, keeping lines whole: a thought line is prefixed "[thought] ".
+func (h *headless) streamText(kind string, b acp.ContentBlock) {
+	var text string
+	switch {
+	case b.Text != nil:
+		text = sanitize(b.Text.Text)
+	case b.ResourceLink != nil:
+		text = "[link " + sanitizeLine(b.ResourceLink.Uri) + "]"
+	case b.Image != nil:
+		text = "[image]"
+	default:
+		return
+	}
+	if text == "" {
+		return
+	}
+	if h.partial && h.stream != kind {
+		h.endStream()
+	}
+	h.stream = kind
+	for text != "" {
+		if !h.partial && kind == "thought" {
+			io.WriteString(h.w, "[thought] ")
+		}
+		line, rest, nl := strings.Cut(text, "\n")
+		io.WriteString(h.w, line)
+		if nl {
+			io.WriteString(h.w, "\n")
+			h.partial = false
+		} else {
+			h.partial = true
+		}
+		text = rest
+	}
+}
+
+// endStream closes a partial streamed line.
+func (h *headless) endStream() {
+	if h.partial {
+		io.WriteString(h.w, "\n")
+		h.partial = false
+	}
+}
+
+// line prints one record line (closing any partial streamed line first).
+func (h *headless) line(format string, a ...any) {
+	h.endStream()
+	fmt.Fprintf(h.w, format+"\n", a...)
+}
+
+// toolChanges prints every tool call whose status differs from what was last printed.
+func (h *headless) toolChanges() {
+	for _, t := range h.state.ToolCalls {
+		st := string(t.Status)
+		if st == "" {
+			st = string(acp.ToolCallStatusPending)
+		}
+		if prev, ok := h.printed[t.ID]; ok && prev == st {
+			continue
+		}
+		h.printed[t.ID] = st
+		kind := string(t.Kind)
+		if kind == "" {
+			kind = string(acp.ToolKindOther)
+		}
+		h.line("[tool] %s %q (%s)", sanitizeLine(kind), sanitizeLine(t.Title), st)
+	}
+}
+
+// answer answers a question according to Approve, at once.
+func (h *headless) answer(e acpclient.PermissionAsked) {
+	allow := h.o.Approve == "allow"
+	if len(e.Options) == 0 {
+		c := acpclient.Deny
+		if allow {
+			c = acpclient.AllowOnce
+		}
+		h.o.Client.Answer(e.ID, acpclient.Answer{Choice: c})
+		return
+	}
+	kinds := []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
+	if allow {
+		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce}
+	}
+	for _, k := range kinds {
+		for _, opt := range e.Options {
+			if opt.Kind == k {
+				h.o.Client.Answer(e.ID, acpclient.Answer{OptionID: string(opt.OptionId)})
+				return
+			}
+		}
+	}
+	// Nothing fits (e.g. allow requested but only "always" offered): refuse; the client picks a
+	// reject option or answers cancelled.
+	h.o.Client.Answer(e.ID, acpclient.Answer{Choice: acpclient.Deny})
+}
+
+// headlessTail returns the last n lines of text, trailing blank lines dropped.
+func headlessTail(text string, n int) []string {
+	text = strings.TrimRight(text, "\n ")
+	if text == "" {
+		return nil
+	}
+	return headlessLastN(strings.Split(text, "\n"), n)
+}
+
+// headlessLastN returns the last n elements of lines.
+func headlessLastN(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[len(lines)-n:]
+	}
+	return lines
+}
+
+func headlessDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func headlessDeref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// TerminalText returns a HeadlessOptions.TerminalText for the manager's client-owned terminals
+// (their transcript, ACP terminal/output text) falling back to screens (agent-owned terminals:
+// the visible rows).
+func TerminalText(m *terminals.Manager, screen func(id string) (*terminals.Screen, bool)) func(string) (string, bool) {
+	return func(id string) (string, bool) {
+		if m != nil {
+			if t, ok := m.Get(id); ok {
+				return t.Output().Text, true
+			}
+		}
+		if screen != nil {
+			if s, ok := screen(id); ok && s != nil {
+				return s.Text(), true
+			}
+		}
+		return "", false
+	}
+}
