@@ -1,0 +1,235 @@
+package realagents
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Tests that run the real acpterm binary headless against each real agent.
+
+// expectLines fails the test for every regexp no transcript line matches.
+func expectLines(t *testing.T, h headlessResult, res ...string) {
+	t.Helper()
+	for _, re := range res {
+		if !h.has(re) {
+			t.Errorf("no transcript line matches %q", re)
+		}
+	}
+	if t.Failed() {
+		t.Logf("acpterm run: %s", h)
+	}
+}
+
+func noLines(t *testing.T, h headlessResult, res ...string) {
+	t.Helper()
+	for _, re := range res {
+		if i := h.index(re); i >= 0 {
+			t.Errorf("transcript line %q matches %q, want none", h.Lines[i], re)
+		}
+	}
+}
+
+func TestHeadlessClaudeLegacyCommand(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeLegacy)
+	if err := os.WriteFile(filepath.Join(r.cwd, "existing-file.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "run the command")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	expectLines(t, h,
+		`^\[permission\] .*"echo hello-from-agent && ls".* → allow`,
+		`^\[terminal \S+\] started: echo hello-from-agent && ls$`,
+		`^\[terminal \S+\] exit 0$`,
+		`^  \| hello-from-agent$`,
+		`^  \| existing-file\.txt$`,
+		`^\[stop\] end_turn$`,
+	)
+	// terminal/output gave the agent the command's output, which it sent to the model.
+	if !toolResultsContain(r.mock, "hello-from-agent") || !toolResultsContain(r.mock, "existing-file.txt") {
+		t.Errorf("the model never got the command output; requests %+v", r.mock.Requests())
+	}
+}
+
+func TestHeadlessClaudeLegacyWrite(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeLegacy)
+	h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "write a file", "escape the project")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	hello := filepath.Join(r.cwd, "hello.txt")
+	expectLines(t, h,
+		`^\[write\] `+regexp.QuoteMeta(hello)+` \(created, 33 bytes\)$`,
+		`^\[write\] `+regexp.QuoteMeta(hello)+` \(modified, 42 bytes\)$`,
+		`^\[stop\] end_turn$`,
+	)
+	b, err := os.ReadFile(hello)
+	if want := "hello from the mock model\nline 2 (edited)\n"; err != nil || string(b) != want {
+		t.Errorf("hello.txt = %q (%v), want %q", b, err, want)
+	}
+	// The write outside the roots is refused: no file, and the agent's tool failed.
+	if _, err := os.Stat(filepath.Join(r.dir, "outside.txt")); err == nil {
+		t.Errorf("a write outside the roots happened")
+	}
+	noLines(t, h, `^\[write\] .*outside\.txt`)
+}
+
+func TestHeadlessClaudeLegacyDeny(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeLegacy)
+	h := r.headless(t, r.writeConfig(policyOpts{}), "deny", "touch a file")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	expectLines(t, h, `^\[permission\] .* → reject`, `^\[stop\] end_turn$`)
+	noLines(t, h, `^\[terminal `)
+	if _, err := os.Stat(filepath.Join(r.cwd, "created-by-agent.txt")); err == nil {
+		t.Errorf("the denied command ran")
+	}
+}
+
+func TestHeadlessClaudeLegacyTimeout(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeLegacy)
+	h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "timeout please", "check the sleeper")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	ids := h.terminalIDs()
+	if len(ids) != 2 {
+		t.Fatalf("terminals %q, want 2 (the sleeper and the check)\n%s", ids, h)
+	}
+	// The sleeper ended by a signal (the agent's release) inside the first turn.
+	killed := h.index(`^\[terminal ` + regexp.QuoteMeta(ids[0]) + `\] SIG(TERM|KILL|HUP)$`)
+	firstStop := h.index(`^\[stop\] end_turn$`)
+	if killed < 0 || firstStop < 0 || killed > firstStop {
+		t.Errorf("the timed-out terminal did not end by a signal before the turn ended (lines %d, %d)\n%s", killed, firstStop, h)
+	}
+	// And the second turn's command saw it gone.
+	expectLines(t, h, `^  \| sleeper-gone$`)
+	if toolResultsContain(r.mock, "sleeper-alive") || !toolResultsContain(r.mock, "sleeper-gone") {
+		t.Errorf("the check command did not report sleeper-gone; requests %+v", r.mock.Requests())
+	}
+	pid, err := os.ReadFile(filepath.Join(r.cwd, "sleeper.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("/proc/" + strings.TrimSpace(string(pid))); err == nil {
+		t.Errorf("the timed-out command (pid %s) is still running", strings.TrimSpace(string(pid)))
+	}
+}
+
+// testHeadlessAgentOwned: claude 0.23.1 and codex run commands themselves; acpterm
+// shows them as agent-owned terminals and answers their permission requests.
+func testHeadlessAgentOwned(t *testing.T, agent, created string) {
+	t.Run("user", func(t *testing.T) {
+		t.Parallel()
+		r := newRun(t, agent)
+		// No rule covers touch: the policy asks, and the (headless) user allows.
+		h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "touch a file")
+		if h.Code != 0 {
+			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+		}
+		expectLines(t, h,
+			`^\[permission\] execute .* → allow.* \(user`,
+			`^\[terminal \S+\] started \(agent-owned\): `,
+			`^  \| hello-from-agent$`,
+			`^\[stop\] end_turn$`,
+		)
+		if _, err := os.Stat(filepath.Join(r.cwd, created)); err != nil {
+			t.Errorf("the allowed command did not run: %v", err)
+		}
+	})
+	t.Run("policy", func(t *testing.T) {
+		t.Parallel()
+		r := newRun(t, agent)
+		// The policy allows every word of the command: acpterm answers the agent
+		// itself, although the headless user would deny.
+		h := r.headless(t, r.writeConfig(policyOpts{Allow: []string{"touch", "echo", "ls"}}), "deny", "touch a file")
+		if h.Code != 0 {
+			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+		}
+		expectLines(t, h,
+			`^\[permission\] execute .* → allow.* \(policy`,
+			`^\[stop\] end_turn$`,
+		)
+		if _, err := os.Stat(filepath.Join(r.cwd, created)); err != nil {
+			t.Errorf("the policy-allowed command did not run: %v", err)
+		}
+	})
+	t.Run("deny", func(t *testing.T) {
+		t.Parallel()
+		r := newRun(t, agent)
+		h := r.headless(t, r.writeConfig(policyOpts{Deny: []string{"touch"}}), "allow", "touch a file")
+		if h.Code != 0 {
+			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+		}
+		expectLines(t, h, `^\[permission\] execute .* → (reject|abort).* \(policy`, `^\[stop\] end_turn$`)
+		if _, err := os.Stat(filepath.Join(r.cwd, created)); err == nil {
+			t.Errorf("the policy-denied command ran")
+		}
+	})
+}
+
+func TestHeadlessClaudeNew(t *testing.T) {
+	testHeadlessAgentOwned(t, claudeNew, "created-by-agent.txt")
+}
+func TestHeadlessCodex(t *testing.T) { testHeadlessAgentOwned(t, codex, "created-by-codex.txt") }
+
+func TestHeadlessClaudeNewWrite(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeNew)
+	h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "write a file")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	expectLines(t, h, `^\[permission\] edit .* → allow`, `^\[stop\] end_turn$`)
+	b, err := os.ReadFile(filepath.Join(r.cwd, "hello.txt"))
+	if want := "hello from the mock model\nline 2 (edited)\n"; err != nil || string(b) != want {
+		t.Errorf("hello.txt = %q (%v), want %q\n%s", b, err, want, h)
+	}
+}
+
+func TestHeadlessCodexWrite(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, codex)
+	h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "write a file")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	expectLines(t, h, `^\[permission\] edit .* → allow`, `^\[stop\] end_turn$`)
+	b, err := os.ReadFile(filepath.Join(r.cwd, "hello.txt"))
+	if want := "hello from the mock model\n"; err != nil || string(b) != want {
+		t.Errorf("hello.txt = %q (%v), want %q\n%s", b, err, want, h)
+	}
+}
+
+func testHeadlessExample(t *testing.T, agent string) {
+	for _, c := range []struct{ approve, outcome, text string }{
+		{"allow", "allow", "I've successfully updated the configuration"},
+		{"deny", "reject", "I'll skip the configuration update"},
+	} {
+		t.Run(c.approve, func(t *testing.T) {
+			t.Parallel()
+			r := newRun(t, agent)
+			h := r.headless(t, r.writeConfig(policyOpts{}), c.approve, "hello")
+			if h.Code != 0 {
+				t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+			}
+			expectLines(t, h,
+				`^\[permission\] edit "Modifying critical configuration file" → `+c.outcome,
+				regexp.QuoteMeta(c.text),
+				`^\[stop\] end_turn$`,
+			)
+		})
+	}
+}
+
+func TestHeadlessSDKExample(t *testing.T) { testHeadlessExample(t, sdkExample) }
+func TestHeadlessGoExample(t *testing.T)  { testHeadlessExample(t, goExample) }
