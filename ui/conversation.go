@@ -1,0 +1,392 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acpterm/acpterm/acpclient"
+)
+
+// Conversation rendering limits.
+const (
+	diffMaxLines       = 40 // diff lines shown per tool card / write
+	toolTextMaxLines   = 6  // text content lines shown per tool card
+	terminalPreviewMax = 5  // lines of an embedded terminal preview
+	locationsMax       = 3  // locations listed per tool card
+	stderrTailMax      = 5  // agent stderr lines shown in the exit banner
+)
+
+// banner is an error or notice shown in the conversation after the timeline item that was last
+// when it arrived.
+type banner struct {
+	after int    // len(State.Timeline) when it arrived
+	level string // "error", "warn", "info"
+	text  string // agent-supplied parts are sanitised again when rendered
+}
+
+// convCache remembers the rendered lines of one timeline item under a signature of its inputs.
+type convCache struct {
+	sig   string
+	lines []string
+}
+
+// conversation renders State into styled lines. It is a child of Model with no Update; the
+// Model calls render and draws the visible window.
+type conversation struct {
+	md           *markdown
+	st           *Styles
+	showThoughts bool
+	scroll       int // lines scrolled up from the bottom (0 = follow the end)
+	cache        map[int]convCache
+	total        int // lines of the last render (for clamping scroll)
+}
+
+func newConversation(st *Styles, md *markdown) *conversation {
+	return &conversation{st: st, md: md, cache: map[int]convCache{}}
+}
+
+// setTheme swaps styles (light/dark change) and drops cached renders.
+func (c *conversation) setTheme(st *Styles, md *markdown) {
+	c.st, c.md = st, md
+	clear(c.cache)
+}
+
+// previewFunc returns the last lines of a terminal's screen and its state text ("running",
+// "exit 0"); ok is false when the terminal is unknown.
+type previewFunc func(id string, lines int) (text []string, state string, ok bool)
+
+// render returns every line of the conversation at width cells.
+func (c *conversation) render(s *acpclient.State, banners []banner, width int, preview previewFunc) []string {
+	width = max(width, 10)
+	var out []string
+	bi := 0
+	emitBanners := func(upto int) {
+		for bi < len(banners) && banners[bi].after <= upto {
+			out = append(out, c.renderBanner(banners[bi], width)...)
+			bi++
+		}
+	}
+	emitBanners(0)
+	for i, it := range s.Timeline {
+		lines := c.renderItem(s, i, it, width, preview)
+		if len(lines) > 0 {
+			if len(out) > 0 {
+				out = append(out, "")
+			}
+			out = append(out, lines...)
+		}
+		emitBanners(i + 1)
+	}
+	emitBanners(1 << 30)
+	if len(s.Plan) > 0 {
+		out = append(out, "")
+		out = append(out, c.renderPlan(s.Plan, width)...)
+	}
+	c.total = len(out)
+	return out
+}
+
+func (c *conversation) renderItem(s *acpclient.State, i int, it acpclient.Item, width int, preview previewFunc) []string {
+	switch it.Kind {
+	case acpclient.ItemMessage:
+		if it.Index >= len(s.Messages) {
+			return nil
+		}
+		m := s.Messages[it.Index]
+		sig := fmt.Sprintf("m|%d|%s|%d|%d|%t", width, m.Role, len(m.Text), len(m.Blocks), c.showThoughts)
+		return c.cached(i, sig, func() []string { return c.renderMessage(m, width) })
+	case acpclient.ItemToolCall:
+		if it.Index >= len(s.ToolCalls) {
+			return nil
+		}
+		t := s.ToolCalls[it.Index]
+		if len(t.Terminals) > 0 {
+			// Live previews change without the tool call changing: never cached.
+			return c.renderTool(t, width, preview)
+		}
+		sig := fmt.Sprintf("t|%d|%s|%s|%s|%s|%d|%d|%d", width, t.Title, t.Kind, t.Status, t.PermissionID, len(t.Content), contentSize(t.Content), len(t.Locations))
+		return c.cached(i, sig, func() []string { return c.renderTool(t, width, preview) })
+	case acpclient.ItemWrite:
+		if it.Index >= len(s.Writes) {
+			return nil
+		}
+		w := s.Writes[it.Index]
+		sig := fmt.Sprintf("w|%d|%d|%d", width, len(w.OldText), len(w.NewText))
+		return c.cached(i, sig, func() []string { return c.renderWrite(w, width) })
+	}
+	return nil
+}
+
+func (c *conversation) cached(i int, sig string, f func() []string) []string {
+	if e, ok := c.cache[i]; ok && e.sig == sig {
+		return e.lines
+	}
+	lines := f()
+	c.cache[i] = convCache{sig: sig, lines: lines}
+	return lines
+}
+
+// contentSize is a cheap change signature of tool call content (total text bytes).
+func contentSize(cs []acp.ToolCallContent) int {
+	n := 0
+	for _, x := range cs {
+		switch {
+		case x.Diff != nil:
+			n += len(x.Diff.NewText) + len(x.Diff.Path)
+			if x.Diff.OldText != nil {
+				n += len(*x.Diff.OldText)
+			}
+		case x.Content != nil && x.Content.Content.Text != nil:
+			n += len(x.Content.Content.Text.Text)
+		case x.Terminal != nil:
+			n += len(x.Terminal.TerminalId)
+		}
+	}
+	return n
+}
+
+func splitNL(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+func (c *conversation) renderMessage(m *acpclient.Message, width int) []string {
+	text := sanitize(m.Text)
+	var lines []string
+	switch m.Role {
+	case acpclient.RoleUser:
+		body := splitNL(wrapPlain(text, width-2))
+		for i, l := range body {
+			prefix := "  "
+			if i == 0 {
+				prefix = c.st.UserLabel.Render("›") + " "
+			}
+			lines = append(lines, prefix+c.st.UserText.Render(l))
+		}
+		if len(body) == 0 {
+			lines = append(lines, c.st.UserLabel.Render("›"))
+		}
+	case acpclient.RoleThought:
+		body := splitNL(wrapPlain(strings.TrimSpace(text), width-2))
+		if !c.showThoughts {
+			first := ""
+			if len(body) > 0 {
+				first = body[0]
+			}
+			hint := fmt.Sprintf("∴ thought (%d lines, hidden)", len(body))
+			if first != "" {
+				hint = "∴ " + first
+				if len(body) > 1 {
+					hint += fmt.Sprintf(" … (+%d lines)", len(body)-1)
+				}
+			}
+			return []string{c.st.Thought.Render(truncate(hint, width))}
+		}
+		for _, l := range body {
+			lines = append(lines, c.st.Thought.Render("∴ "+l))
+		}
+	default:
+		if strings.TrimSpace(text) != "" {
+			lines = splitNL(c.md.render(text, width))
+		}
+	}
+	for _, b := range m.Blocks {
+		lines = append(lines, c.st.Dim.Render(truncate("["+blockLabel(b)+"]", width)))
+	}
+	return lines
+}
+
+// blockLabel describes a non-text content block in one line.
+func blockLabel(b acp.ContentBlock) string {
+	switch {
+	case b.Image != nil:
+		return "image " + sanitizeLine(b.Image.MimeType)
+	case b.Audio != nil:
+		return "audio " + sanitizeLine(b.Audio.MimeType)
+	case b.ResourceLink != nil:
+		return "link " + sanitizeLine(b.ResourceLink.Name) + " " + sanitizeLine(b.ResourceLink.Uri)
+	case b.Resource != nil:
+		if r := b.Resource.Resource.TextResourceContents; r != nil {
+			return "resource " + sanitizeLine(r.Uri)
+		}
+		if r := b.Resource.Resource.BlobResourceContents; r != nil {
+			return "resource " + sanitizeLine(r.Uri)
+		}
+		return "resource"
+	}
+	return "content"
+}
+
+// kindIcon is a one-cell symbol per ACP tool kind.
+func kindIcon(k acp.ToolKind) string {
+	switch k {
+	case acp.ToolKindRead:
+		return "◇"
+	case acp.ToolKindEdit:
+		return "✎"
+	case acp.ToolKindDelete:
+		return "✗"
+	case acp.ToolKindMove:
+		return "⇄"
+	case acp.ToolKindSearch:
+		return "⌕"
+	case acp.ToolKindExecute:
+		return "$"
+	case acp.ToolKindThink:
+		return "∴"
+	case acp.ToolKindFetch:
+		return "⇣"
+	case acp.ToolKindSwitchMode:
+		return "⇆"
+	}
+	return "•"
+}
+
+// statusText names a tool call status for people, and picks its style.
+func (c *conversation) statusText(t *acpclient.ToolCall) string {
+	if t.PermissionID != "" {
+		return c.st.Warn.Render("awaiting approval")
+	}
+	switch t.Status {
+	case "", acp.ToolCallStatusPending:
+		return c.st.StatusPending.Render("pending")
+	case acp.ToolCallStatusInProgress:
+		return c.st.StatusRunning.Render("running")
+	case acp.ToolCallStatusCompleted:
+		return c.st.StatusDone.Render("completed")
+	case acp.ToolCallStatusFailed:
+		return c.st.StatusFailed.Render("failed")
+	case acpclient.StatusCancelled:
+		return c.st.StatusCancelled.Render("cancelled")
+	case acpclient.StatusIncomplete:
+		return c.st.StatusCancelled.Render("incomplete")
+	}
+	return c.st.Dim.Render(sanitizeLine(string(t.Status)))
+}
+
+func (c *conversation) renderTool(t *acpclient.ToolCall, width int, preview previewFunc) []string {
+	title := sanitizeLine(t.Title)
+	if title == "" {
+		title = "tool call " + sanitizeLine(t.ID)
+	}
+	status := c.statusText(t)
+	head := c.st.Accent.Render(kindIcon(t.Kind)) + " " + c.st.ToolTitle.Render(truncate(title, max(width-stringWidth(status)-4, 8))) + "  " + status
+	lines := []string{truncate(head, width)}
+	inner := width - 2
+	for i, loc := range t.Locations {
+		if i == locationsMax {
+			lines = append(lines, "  "+c.st.ToolMeta.Render(fmt.Sprintf("… %d more locations", len(t.Locations)-i)))
+			break
+		}
+		l := sanitizeLine(loc.Path)
+		if loc.Line != nil {
+			l += fmt.Sprintf(":%d", *loc.Line)
+		}
+		lines = append(lines, "  "+c.st.ToolMeta.Render(truncate(l, inner)))
+	}
+	for _, ct := range t.Content {
+		switch {
+		case ct.Diff != nil:
+			d := renderDiff(c.st, ct.Diff.Path, ct.Diff.OldText, ct.Diff.NewText, inner, diffMaxLines)
+			lines = append(lines, indent(splitNL(d), "  ")...)
+		case ct.Content != nil:
+			if tb := ct.Content.Content.Text; tb != nil {
+				body := splitNL(wrapPlain(strings.TrimRight(sanitize(tb.Text), "\n"), inner))
+				for i, l := range body {
+					if i == toolTextMaxLines {
+						lines = append(lines, "  "+c.st.Dim.Render(fmt.Sprintf("… %d more lines", len(body)-i)))
+						break
+					}
+					lines = append(lines, "  "+c.st.Dim.Render(l))
+				}
+			} else {
+				lines = append(lines, "  "+c.st.Dim.Render(truncate("["+blockLabel(ct.Content.Content)+"]", inner)))
+			}
+		}
+	}
+	for _, id := range t.Terminals {
+		lines = append(lines, c.renderPreview(id, inner, preview)...)
+	}
+	return lines
+}
+
+// renderPreview shows the last lines of an embedded terminal, boxed on the left.
+func (c *conversation) renderPreview(id string, width int, preview previewFunc) []string {
+	if preview == nil {
+		return nil
+	}
+	text, state, ok := preview(id, terminalPreviewMax)
+	if !ok {
+		return []string{"  " + c.st.Dim.Render(truncate("┆ terminal "+sanitizeLine(id), width))}
+	}
+	lines := []string{"  " + c.st.ToolMeta.Render(truncate("┌ terminal · "+state, width))}
+	for _, l := range text {
+		lines = append(lines, "  "+c.st.ToolMeta.Render("│ ")+truncate(l, width-2))
+	}
+	return lines
+}
+
+func (c *conversation) renderWrite(w acpclient.FileDiff, width int) []string {
+	head := c.st.Accent.Render("✎") + " " + c.st.ToolTitle.Render(truncate("wrote "+sanitizeLine(w.Path), width-2))
+	var old *string
+	if w.Existed {
+		o := w.OldText
+		old = &o
+	}
+	d := renderDiff(c.st, w.Path, old, w.NewText, width-2, diffMaxLines)
+	return append([]string{head}, indent(splitNL(d), "  ")...)
+}
+
+func (c *conversation) renderPlan(entries []acp.PlanEntry, width int) []string {
+	lines := []string{c.st.Bold.Render("Plan")}
+	for _, e := range entries {
+		box, st := "[ ]", c.st.Text
+		switch e.Status {
+		case acp.PlanEntryStatusCompleted:
+			box, st = "[x]", c.st.Dim
+		case acp.PlanEntryStatusInProgress:
+			box, st = "[~]", c.st.StatusRunning
+		}
+		body := splitNL(wrapPlain(sanitizeLine(e.Content), width-4))
+		for i, l := range body {
+			p := "    "
+			if i == 0 {
+				p = box + " "
+			}
+			lines = append(lines, st.Render(p+l))
+		}
+	}
+	return lines
+}
+
+func (c *conversation) renderBanner(b banner, width int) []string {
+	st, icon := c.st.NoticeBanner, "!"
+	if b.level == "error" {
+		st, icon = c.st.Banner, "✗"
+	} else if b.level == "info" {
+		st, icon = c.st.Dim, "i"
+	}
+	var lines []string
+	for i, l := range splitNL(wrapPlain(sanitize(b.text), width-2)) {
+		p := "  "
+		if i == 0 {
+			p = icon + " "
+		}
+		lines = append(lines, st.Render(p+l))
+	}
+	return lines
+}
+
+func indent(lines []string, p string) []string {
+	for i := range lines {
+		lines[i] = p + lines[i]
+	}
+	return lines
+}
+
+func stringWidth(s string) int { return ansi.StringWidth(s) }
