@@ -3,6 +3,8 @@ package terminals
 import (
 	"context"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,14 +18,27 @@ func TestMain(m *testing.M) {
 // testEnv is a small, predictable environment for test commands.
 var testEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"}
 
-func newMgr(t *testing.T, o ManagerOptions) *Manager {
-	t.Helper()
-	m := NewManager(o)
-	t.Cleanup(func() { _ = m.Close() })
-	return m
+// harness is a Manager whose OnChange wakes waitFor.
+type harness struct {
+	*Manager
+	wake chan struct{}
 }
 
-func startT(t *testing.T, m *Manager, o StartOptions) *Terminal {
+func newMgr(t *testing.T, o ManagerOptions) *harness {
+	t.Helper()
+	h := &harness{wake: make(chan struct{}, 1)}
+	o.OnChange = func(string) {
+		select {
+		case h.wake <- struct{}{}:
+		default:
+		}
+	}
+	h.Manager = NewManager(o)
+	t.Cleanup(func() { _ = h.Close() })
+	return h
+}
+
+func (h *harness) start(t *testing.T, o StartOptions) *Terminal {
 	t.Helper()
 	if o.Dir == "" {
 		o.Dir = t.TempDir()
@@ -31,11 +46,31 @@ func startT(t *testing.T, m *Manager, o StartOptions) *Terminal {
 	if o.Env == nil {
 		o.Env = testEnv
 	}
-	term, err := m.Start(o)
+	term, err := h.Start(o)
 	if err != nil {
 		t.Fatalf("Start(%+v): %v", o, err)
 	}
 	return term
+}
+
+// waitFor waits (up to 60 s, woken by OnChange) until cond holds.
+func (h *harness) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	timeout := time.NewTimer(60 * time.Second)
+	defer timeout.Stop()
+	for !cond() {
+		select {
+		case <-h.wake:
+		case <-timeout.C:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// waitOutput waits until the transcript contains s.
+func (h *harness) waitOutput(t *testing.T, term *Terminal, s string) {
+	t.Helper()
+	h.waitFor(t, "output "+strconv.Quote(s), func() bool { return strings.Contains(term.Output().Text, s) })
 }
 
 // waitExit waits (generously) for the terminal to exit.
@@ -50,6 +85,17 @@ func waitExit(t *testing.T, term *Terminal) ExitStatus {
 	return st
 }
 
+// runText runs a shell line to completion and returns its transcript.
+func runText(t *testing.T, h *harness, line string, limit int) Output {
+	t.Helper()
+	term := h.start(t, StartOptions{ShellLine: line, OutputLimit: limit})
+	waitExit(t, term)
+	if err := term.Release(); err != nil {
+		t.Fatal(err)
+	}
+	return term.Output()
+}
+
 // fdCount returns the number of open file descriptors of this process.
 func fdCount(t *testing.T) int {
 	t.Helper()
@@ -58,4 +104,35 @@ func fdCount(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return len(ents)
+}
+
+// pidAlive reports whether pid exists and is not a zombie.
+func pidAlive(pid int) bool {
+	st, ok := readStat(pid)
+	return ok && st.state != 'Z'
+}
+
+// pidExists reports whether /proc has pid at all (zombies included).
+func pidExists(pid int) bool {
+	_, ok := readStat(pid)
+	return ok
+}
+
+// intAfter parses the integer following prefix in s.
+func intAfter(t *testing.T, s, prefix string) int {
+	t.Helper()
+	i := strings.Index(s, prefix)
+	if i < 0 {
+		t.Fatalf("%q not in %q", prefix, s)
+	}
+	rest := s[i+len(prefix):]
+	j := 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	n, err := strconv.Atoi(rest[:j])
+	if err != nil {
+		t.Fatalf("no number after %q in %q", prefix, s)
+	}
+	return n
 }

@@ -76,7 +76,14 @@ func findProcs(match func(marker string) bool, sid, skip int) []int {
 			continue
 		}
 		st, ok := readStat(pid)
-		if !ok || st.state == 'Z' {
+		if !ok {
+			continue
+		}
+		if st.state == 'Z' {
+			// A zombie's environment is gone; take it if it is ours to reap.
+			if sid > 0 && st.ppid == self && (st.sid == sid || st.pgrp == sid) {
+				pids = append(pids, pid)
+			}
 			continue
 		}
 		if sid > 0 && (st.sid == sid || st.pgrp == sid) {
@@ -107,7 +114,14 @@ func killAndReap(pids []int) {
 	for _, pid := range pids {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-	deadline := time.Now().Add(reapBound)
+	reap(pids, reapBound)
+}
+
+// reap waits (at most bound) until each of pids is gone, reaping with
+// wait4 on that exact pid the ones that are children of this process. A
+// zombie that is not our child is left to its parent.
+func reap(pids []int, bound time.Duration) {
+	deadline := time.Now().Add(bound)
 	pending := pids
 	for len(pending) > 0 {
 		next := pending[:0]
@@ -117,7 +131,8 @@ func killAndReap(pids []int) {
 			if got == pid {
 				continue
 			}
-			if _, alive := readStat(pid); !alive {
+			st, alive := readStat(pid)
+			if !alive || (st.state == 'Z' && st.ppid != os.Getpid()) {
 				continue
 			}
 			if err != nil && !errors.Is(err, unix.ECHILD) {
@@ -126,9 +141,19 @@ func killAndReap(pids []int) {
 			next = append(next, pid)
 		}
 		pending = next
-		if len(pending) == 0 || time.Now().After(deadline) {
+		if len(pending) == 0 || !time.Now().Before(deadline) {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// alive reports whether any of pids still runs (exists and is not a zombie).
+func alive(pids []int) bool {
+	for _, pid := range pids {
+		if st, ok := readStat(pid); ok && st.state != 'Z' {
+			return true
+		}
+	}
+	return false
 }

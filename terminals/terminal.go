@@ -580,20 +580,25 @@ func (t *Terminal) Kill() error {
 		return nil
 	default:
 	}
+	// The other members of the session, so the ones re-parented to us
+	// (subreaper) when their parent dies can be reaped.
+	members := findProcs(func(string) bool { return false }, t.pid, t.pid)
+	deadline := time.Now().Add(t.grace)
 	_ = syscall.Kill(-t.pid, syscall.SIGTERM)
 	timer := time.NewTimer(t.grace)
 	defer timer.Stop()
 	select {
 	case <-t.leaderDone:
 		// The leader went; give the rest of the group what remains of the grace.
-		deadline := time.Now().Add(t.grace)
-		for time.Now().Before(deadline) && syscall.Kill(-t.pid, 0) == nil {
+		for time.Now().Before(deadline) && alive(members) {
+			reap(members, 0)
 			time.Sleep(10 * time.Millisecond)
 		}
 	case <-timer.C:
 	}
 	_ = syscall.Kill(-t.pid, syscall.SIGKILL)
 	<-t.done
+	reap(members, reapBound)
 	return nil
 }
 
