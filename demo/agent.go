@@ -152,18 +152,17 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	s := &session{id: acp.SessionId(fmt.Sprintf("demo-%d", a.nextSess)), cwd: p.Cwd, mode: "ask"}
 	a.sessions[s.id] = s
 	a.mu.Unlock()
-	// Commands are advertised right after the session exists (outside any turn), as real agents do.
-	go func() {
-		cmds := make([]acp.AvailableCommand, 0, len(Scenarios))
-		for _, sc := range Scenarios {
-			c := acp.AvailableCommand{Name: sc.Name, Description: sc.Description}
-			if sc.Name == "long" || sc.Name == "echo" {
-				c.Input = &acp.AvailableCommandInput{Unstructured: &acp.UnstructuredCommandInput{Hint: map[string]string{"long": "seconds", "echo": "text"}[sc.Name]}}
-			}
-			cmds = append(cmds, c)
+	// Commands are advertised before session/new returns, so a client sees them in a fixed
+	// order (and must buffer updates for a session id it does not know yet: pitfall P6).
+	cmds := make([]acp.AvailableCommand, 0, len(Scenarios))
+	for _, sc := range Scenarios {
+		c := acp.AvailableCommand{Name: sc.Name, Description: sc.Description}
+		if hint := map[string]string{"long": "seconds", "echo": "text"}[sc.Name]; hint != "" {
+			c.Input = &acp.AvailableCommandInput{Unstructured: &acp.UnstructuredCommandInput{Hint: hint}}
 		}
-		a.update(s, acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{AvailableCommands: cmds}})
-	}()
+		cmds = append(cmds, c)
+	}
+	a.update(s, acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{AvailableCommands: cmds}})
 	return acp.NewSessionResponse{
 		SessionId: s.id,
 		Modes:     &acp.SessionModeState{AvailableModes: demoModes, CurrentModeId: s.mode},
