@@ -434,9 +434,9 @@ func TestInputKeysAndPaste(t *testing.T) {
 	h := newMgr(t, ManagerOptions{})
 	term := h.start(t, StartOptions{ShellLine: `stty raw -echo; printf 'R\n'; head -c 19 | od -An -tx1`})
 	h.waitOutput(t, term, "R")
-	_ = term.SendKey(uv.KeyPressEvent{Code: uv.KeyLeft, Mod: uv.ModCtrl})        // ESC [1;5D
+	_ = term.SendKey(uv.KeyPressEvent{Code: uv.KeyLeft, Mod: uv.ModCtrl})           // ESC [1;5D
 	_ = term.SendKey(uv.KeyPressEvent{Code: 'c', Mod: uv.ModCtrl | uv.ModCapsLock}) // 03
-	_ = term.Paste("a\x1b[201~b\n")                                                  // a b CR (not bracketed)
+	_ = term.Paste("a\x1b[201~b\n")                                                 // a b CR (not bracketed)
 	_ = term.SendKey(uv.KeyPressEvent{Code: uv.KeyF5, Mod: uv.ModShift})            // ESC [15;2~
 	_ = term.Write([]byte("xyz"))
 	waitExit(t, term)
