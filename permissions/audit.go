@@ -11,7 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"regexp"
 	"sync"
 	"time"
 )
@@ -80,31 +80,22 @@ func NewAuditEvent(kind string, d Decision, by string) AuditEvent {
 	return ev
 }
 
-// secretKeys are option names whose values are redacted in the audit log.
-var secretKeys = []string{"password", "passwd", "token", "secret", "apikey", "api-key", "api_key", "auth"}
+var (
+	secretOptRe = regexp.MustCompile(`(?i)(-{1,2}[a-z0-9_-]*(?:password|passwd|token|secret|api[-_]?key|auth)[a-z0-9_-]*=)[^\s'"]+`)
+	authHdrRe   = regexp.MustCompile(`(?i)(authorization:)\s*[^'"]+`)
+)
 
-// redactArgv replaces the value of --password=…-style arguments and "Authorization: …" headers
-// with "<redacted>".
+// redactArgv replaces the value of --password=…-style options (password, passwd, token,
+// secret, api-key, auth) and "Authorization: …" headers with "<redacted>", also inside a
+// shell line.
 func redactArgv(argv []string) []string {
 	if argv == nil {
 		return nil
 	}
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		out[i] = a
-		low := strings.ToLower(a)
-		if strings.HasPrefix(low, "authorization:") {
-			out[i] = a[:len("authorization:")] + " <redacted>"
-			continue
-		}
-		if k, _, ok := strings.Cut(low, "="); ok && strings.HasPrefix(k, "-") {
-			for _, s := range secretKeys {
-				if strings.Contains(k, s) {
-					out[i] = a[:len(k)+1] + "<redacted>"
-					break
-				}
-			}
-		}
+		a = secretOptRe.ReplaceAllString(a, "${1}<redacted>")
+		out[i] = authHdrRe.ReplaceAllString(a, "${1} <redacted>")
 	}
 	return out
 }
@@ -215,11 +206,14 @@ func (l *AuditLog) Append(ev AuditEvent) error {
 	if ev.By == "" {
 		ev.By = "policy"
 	}
-	line, err := json.Marshal(ev)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "&&" and "<dynamic>" readable
+	if err := enc.Encode(ev); err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
-	if _, err := l.f.Write(append(line, '\n')); err != nil {
+	line := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if _, err := l.f.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("audit log %s: %w", l.path, err)
 	}
 	l.seq = ev.Seq

@@ -1,0 +1,202 @@
+package permissions
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func fixedClock(l *AuditLog) {
+	t0 := time.Date(2026, 11, 29, 18, 42, 7, 113e6, time.UTC)
+	n := 0
+	l.now = func() time.Time { n++; return t0.Add(time.Duration(n) * time.Second) }
+}
+
+func writeEvents(t *testing.T, path string, n int) {
+	t.Helper()
+	l, err := OpenAuditLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixedClock(l)
+	for i := 0; i < n; i++ {
+		ev := AuditEvent{Session: "s-1", Kind: "exec", Argv: []string{"echo", fmt.Sprint(i)}, Verdict: Allow, Rule: "allow: echo", Reason: "allowed"}
+		if err := l.Append(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readLines(t *testing.T, path string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+}
+
+func TestAuditChain(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state", "audit.jsonl")
+	writeEvents(t, path, 3)
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode: %v %v", st, err)
+	}
+	lines := readLines(t, path)
+	if len(lines) != 3 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	want0 := `{"v":1,"seq":1,"ts":"2026-11-29T18:42:08.113Z","prev":"","session":"s-1","kind":"exec","argv":["echo","0"],"verdict":"allow","rule":"allow: echo","reason":"allowed","by":"policy"}`
+	if string(lines[0]) != want0 {
+		t.Errorf("line 1:\n got %s\nwant %s", lines[0], want0)
+	}
+	for i := 1; i < 3; i++ {
+		var ev AuditEvent
+		if err := json.Unmarshal(lines[i], &ev); err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(lines[i-1])
+		if ev.Seq != uint64(i+1) || ev.Prev != hex.EncodeToString(h[:]) {
+			t.Errorf("line %d: seq %d prev %s", i+1, ev.Seq, ev.Prev)
+		}
+	}
+	// Reopening continues the chain.
+	writeEvents(t, path, 2)
+	n, err := VerifyAudit(path)
+	if err != nil || n != 5 {
+		t.Fatalf("VerifyAudit = %d, %v", n, err)
+	}
+	var last AuditEvent
+	lines = readLines(t, path)
+	_ = json.Unmarshal(lines[4], &last)
+	if last.Seq != 5 {
+		t.Errorf("seq after reopen = %d", last.Seq)
+	}
+	if n, err := VerifyAudit(filepath.Join(dir, "empty")); err == nil {
+		t.Errorf("missing file verified: %d", n)
+	}
+}
+
+func TestAuditTamper(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.jsonl")
+	writeEvents(t, path, 5)
+	orig, _ := os.ReadFile(path)
+	lines := readLines(t, path)
+
+	tamper := func(name string, edit func([][]byte) [][]byte, wantN int, wantErr string) {
+		t.Helper()
+		cp := make([][]byte, len(lines))
+		for i := range lines {
+			cp[i] = bytes.Clone(lines[i])
+		}
+		out := bytes.Join(edit(cp), []byte("\n"))
+		if err := os.WriteFile(path, append(out, '\n'), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		n, err := VerifyAudit(path)
+		if err == nil || err.Error() != path+": "+wantErr || n != wantN {
+			t.Errorf("%s: VerifyAudit = %d, %v\nwant %d, %s", name, n, err, wantN, wantErr)
+		}
+	}
+	// One byte of a middle line's content (the argv "2" becomes "3").
+	tamper("edit content of line 3", func(ls [][]byte) [][]byte {
+		ls[2] = bytes.Replace(ls[2], []byte(`"echo","2"`), []byte(`"echo","3"`), 1)
+		return ls
+	}, 2, "line 3 was altered (line 4's prev does not match its hash)")
+	// One byte of line 3's prev field.
+	tamper("edit prev of line 3", func(ls [][]byte) [][]byte {
+		i := bytes.Index(ls[2], []byte(`"prev":"`)) + len(`"prev":"`)
+		ls[2][i] ^= 1
+		return ls
+	}, 2, "line 3 was altered (its prev does not match line 2 and line 4's prev does not match it)")
+	tamper("delete line 3", func(ls [][]byte) [][]byte {
+		return append(ls[:2:2], ls[3:]...)
+	}, 2, "line 3 has seq 4, want 3 (a line was removed, inserted or edited)")
+	tamper("broken JSON in line 2", func(ls [][]byte) [][]byte {
+		ls[1] = ls[1][:len(ls[1])-1]
+		return ls
+	}, 1, "line 2 is not valid JSON: unexpected end of JSON input")
+	tamper("edit the last line's predecessor link", func(ls [][]byte) [][]byte {
+		ls[3] = bytes.Replace(ls[3], []byte(`"allowed"`), []byte(`"Allowed"`), 1)
+		return ls
+	}, 3, "line 4 or line 5 was altered (line 5's prev does not match the hash of line 4)")
+	tamper("prev on line 1", func(ls [][]byte) [][]byte {
+		ls[0] = bytes.Replace(ls[0], []byte(`"prev":""`), []byte(`"prev":"x"`), 1)
+		return ls
+	}, 0, "line 1 has a non-empty prev (the start of the chain was altered)")
+
+	// The original still verifies.
+	if err := os.WriteFile(path, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := VerifyAudit(path); err != nil || n != 5 {
+		t.Errorf("original: %d %v", n, err)
+	}
+	// An incomplete last line refuses both verification and appending.
+	if err := os.WriteFile(path, append(bytes.Clone(orig), `{"v":1`...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifyAudit(path); err == nil || err.Error() != path+": line 6 is incomplete (no newline at the end of the file)" {
+		t.Errorf("incomplete: %v", err)
+	}
+	if _, err := OpenAuditLog(path); err == nil || !strings.Contains(err.Error(), "the last line is incomplete") {
+		t.Errorf("open incomplete: %v", err)
+	}
+}
+
+func TestAuditEventFromDecision(t *testing.T) {
+	d := Decision{
+		Verdict: Deny, Rule: "deny: rm", Reason: `leaf 2 "rm -rf x" matches deny rule "rm"`,
+		Leaves: []Leaf{
+			{Argv: []string{"git", "status"}, Program: "/usr/bin/git", Via: []string{"bash -c"}, Verdict: Allow, Rule: "allow: git status", Reason: "r"},
+			{Argv: []string{"rm", "-rf", "x"}, Verdict: Deny, Rule: "deny: rm"},
+		},
+		Argv: []string{"/bin/sh", "-c", "git status && rm -rf x --password=hunter2"}, Shell: true, Cwd: "/p",
+		Env: []string{"SECRET_TOKEN=abc123", "CI=1"}, EnvAdded: []string{"CI", "SECRET_TOKEN"},
+	}
+	ev := NewAuditEvent("exec", d, "policy")
+	ev.Session = "s-7"
+	dir := t.TempDir()
+	l, err := OpenAuditLog(filepath.Join(dir, "a.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixedClock(l)
+	e := &Engine{audit: l}
+	if err := e.Record(ev); err != nil {
+		t.Fatal(err)
+	}
+	argv := []string{"--password=hunter2", "--api-key=k", "-H", "Authorization: Bearer t0k", "plain=1", "--user=bob"}
+	if got := redactArgv(argv); strings.Join(got, " ") != "--password=<redacted> --api-key=<redacted> -H Authorization: <redacted> plain=1 --user=bob" {
+		t.Errorf("redact = %q", got)
+	}
+	l.Close()
+	data, _ := os.ReadFile(filepath.Join(dir, "a.jsonl"))
+	want := `{"v":1,"seq":1,"ts":"2026-11-29T18:42:08.113Z","prev":"","session":"s-7","kind":"exec","argv":["/bin/sh","-c","git status && rm -rf x --password=<redacted>"],"cwd":"/p","verdict":"deny","rule":"deny: rm","reason":"leaf 2 \"rm -rf x\" matches deny rule \"rm\"","by":"policy","leaves":[{"argv":["git","status"],"program":"/usr/bin/git","via":["bash -c"],"verdict":"allow","rule":"allow: git status"},{"argv":["rm","-rf","x"],"verdict":"deny","rule":"deny: rm"}],"env_added":["CI","SECRET_TOKEN"]}` + "\n"
+	if string(data) != want {
+		t.Errorf("line:\n got %s\nwant %s", data, want)
+	}
+	if strings.Contains(string(data), "abc123") || strings.Contains(string(data), "hunter2") {
+		t.Error("an env value reached the audit log")
+	}
+	// Without an audit log Record is a no-op; after Close Append fails.
+	if err := (&Engine{}).Record(ev); err != nil {
+		t.Error(err)
+	}
+	if err := l.Append(ev); err == nil {
+		t.Error("Append after Close succeeded")
+	}
+}

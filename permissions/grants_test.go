@@ -1,0 +1,215 @@
+package permissions
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func askLeaf(prog string, argv ...string) Leaf {
+	return Leaf{Argv: argv, Program: prog, Verdict: Ask, Rule: "unmatched"}
+}
+
+func askDecision(leaves ...Leaf) Decision {
+	return Decision{Verdict: Ask, Rule: "unmatched", Leaves: leaves}
+}
+
+func TestGrantNarrowest(t *testing.T) {
+	s := newFSSandbox(t)
+	e := s.engine(t, nil, EngineOptions{})
+	g, err := e.Grant(askDecision(askLeaf("/usr/bin/go", "go", "test", "./pkg/x")), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(g.Argv, []string{"go", "test", "./pkg/x"}) || g.Prefix || g.Saved || g.Program != "/usr/bin/go" || !strings.HasPrefix(g.ID, "g-") || len(g.ID) != 14 {
+		t.Errorf("grant = %+v", g)
+	}
+	if g.Rule() != "grant: go test ./pkg/x" {
+		t.Errorf("Rule() = %q", g.Rule())
+	}
+	gs := e.GrantStore()
+	cases := []struct {
+		leaf Leaf
+		ok   bool
+	}{
+		{askLeaf("/usr/bin/go", "go", "test", "./pkg/x"), true},
+		{askLeaf("/usr/bin/go", "go", "test", "./pkg/y"), false},
+		{askLeaf("/usr/bin/go", "go", "test", "./pkg/x", "-run", "X"), false},
+		{askLeaf("/usr/bin/go", "go", "test"), false},
+		{askLeaf("/home/u/proj/bin/go", "go", "test", "./pkg/x"), false}, // another binary
+		{askLeaf("/usr/bin/go", "go", "test", DynamicWord), false},
+	}
+	for _, c := range cases {
+		id, ok := gs.Allows("s1", c.leaf)
+		if ok != c.ok || (ok && id != g.ID) {
+			t.Errorf("Allows(%q %q) = %q %v, want %v", c.leaf.Program, c.leaf.Argv, id, ok, c.ok)
+		}
+	}
+	// Granting the same thing again returns the existing grant.
+	g2, err := e.Grant(askDecision(askLeaf("/usr/bin/go", "go", "test", "./pkg/x")), false)
+	if err != nil || g2.ID != g.ID || len(e.Grants()) != 1 {
+		t.Errorf("regrant = %+v, %v; %d grants", g2, err, len(e.Grants()))
+	}
+}
+
+func TestGrantSubcommandAndSession(t *testing.T) {
+	s := newFSSandbox(t)
+	e := s.engine(t, nil, EngineOptions{})
+	gs, err := e.GrantWith(askDecision(askLeaf("/usr/bin/cargo", "cargo", "build", "--release"),
+		Leaf{Argv: []string{"ls"}, Verdict: Allow, Rule: "allow: ls"}), GrantOptions{Session: "s1", Subcommand: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 1 || !slices.Equal(gs[0].Argv, []string{"cargo", "build"}) || !gs[0].Prefix || gs[0].Session != "s1" {
+		t.Fatalf("grants = %+v", gs)
+	}
+	store := e.GrantStore()
+	if _, ok := store.Allows("s1", askLeaf("/usr/bin/cargo", "cargo", "build", "--offline")); !ok {
+		t.Error("cargo build --offline not covered by cargo build …")
+	}
+	if _, ok := store.Allows("s1", askLeaf("/usr/bin/cargo", "cargo", "publish")); ok {
+		t.Error("cargo publish covered")
+	}
+	if _, ok := store.Allows("s2", askLeaf("/usr/bin/cargo", "cargo", "build")); ok {
+		t.Error("grant leaked into another session")
+	}
+	// A first word that is not a subcommand token stays exact.
+	gs, err = e.GrantWith(askDecision(askLeaf("/usr/bin/du", "du", "-sh", ".")), GrantOptions{Subcommand: true})
+	if err != nil || gs[0].Prefix || !slices.Equal(gs[0].Argv, []string{"du", "-sh", "."}) {
+		t.Errorf("du grant = %+v, %v", gs, err)
+	}
+	// Several asking leaves: one grant each.
+	gs, err = e.GrantWith(askDecision(askLeaf("", "make1", "a"), askLeaf("", "tool", "b")), GrantOptions{})
+	if err != nil || len(gs) != 2 {
+		t.Errorf("two leaves: %+v, %v", gs, err)
+	}
+}
+
+func TestGrantRefused(t *testing.T) {
+	s := newFSSandbox(t)
+	e := s.engine(t, nil, EngineOptions{})
+	cases := []struct {
+		d    Decision
+		want string
+	}{
+		{askDecision(askLeaf("/bin/bash", "bash", "-c", "ls")), `grant refused for "bash -c ls": bash is a shell`},
+		{askDecision(askLeaf("", "sh")), `grant refused for "sh": sh is a shell`},
+		{askDecision(askLeaf("/usr/bin/python3", "python3", "-c", "print(1)")), `grant refused for "python3 -c print(1)": python3 is an interpreter`},
+		{askDecision(askLeaf("/usr/bin/python3.12", "python3.12", "x.py")), `grant refused for "python3.12 x.py": python3.12 is an interpreter`},
+		{askDecision(askLeaf("", "node", "-e", "1")), `grant refused for "node -e 1": node is an interpreter`},
+		{askDecision(askLeaf("", "awk", "{print}")), `grant refused for "awk {print}": awk is an interpreter`},
+		{askDecision(askLeaf("", "env", "FOO=1", "ls")), `grant refused for "env FOO=1 ls": env is a wrapper that runs another program`},
+		{askDecision(askLeaf("", "/usr/bin/sudo", "ls")), `grant refused for "/usr/bin/sudo ls": sudo is privilege escalation`},
+		{askDecision(askLeaf("", "doas", "ls")), `grant refused for "doas ls": doas is privilege escalation`},
+		{askDecision(askLeaf("", "su")), `grant refused for "su": su is privilege escalation`},
+		{askDecision(askLeaf("", "xargs", "rm")), `grant refused for "xargs rm": xargs is a wrapper that runs another program`},
+		{askDecision(askLeaf("", "find", ".", "-exec", "id", ";")), `grant refused for "find . -exec id ;": find -exec runs programs or writes files`},
+		{askDecision(askLeaf("", "git", "-c", "core.pager=sh", "log")), `grant refused for "git -c core.pager=sh log": git -c can make git run other programs`},
+		{askDecision(askLeaf("", "npm", "run", "test")), `grant refused for "npm run test": npm run runs scripts from workspace files`},
+		{askDecision(askLeaf("", "make", "all")), `grant refused for "make all": make is a build runner executing workspace recipes`},
+		{askDecision(askLeaf("", "just")), `grant refused for "just": just is a build runner executing workspace recipes`},
+		{askDecision(askLeaf("", "ls", DynamicWord)), `grant refused for "ls <dynamic>": it has words only known when the shell runs`},
+		{Decision{Verdict: Deny, Rule: "deny: rm", Leaves: []Leaf{{Argv: []string{"rm"}, Verdict: Deny, Rule: "deny: rm"}}}, `grant refused: the request is denied (deny: rm)`},
+		{Decision{Verdict: Ask, Leaves: []Leaf{{Argv: []string{"rm", "x"}, Verdict: Deny, Rule: "deny: rm"}, askLeaf("", "tool")}}, `grant refused: "rm x" is denied (deny: rm)`},
+		{Decision{Verdict: Ask, Rule: "fs.write", Path: "/x"}, `grant refused: no command in the request needed approval`},
+	}
+	for _, c := range cases {
+		_, err := e.Grant(c.d, false)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Grant(%v) err = %v\nwant %s", c.d.Leaves, err, c.want)
+		}
+	}
+	if n := len(e.Grants()); n != 0 {
+		t.Errorf("%d grants were created by refused requests", n)
+	}
+	// A mixed request where a later leaf is banned creates nothing.
+	if _, err := e.Grant(askDecision(askLeaf("", "tool", "a"), askLeaf("", "bash")), false); err == nil {
+		t.Error("mixed request granted")
+	}
+	if n := len(e.Grants()); n != 0 {
+		t.Errorf("%d grants after a refused mixed request", n)
+	}
+	// Even a hand-built leaf with a banned head is never covered.
+	if _, ok := e.GrantStore().Allows("s", askLeaf("", "bash", "-c", "ls")); ok {
+		t.Error("banned leaf allowed")
+	}
+}
+
+func TestGrantRevokeAndPersist(t *testing.T) {
+	s := newFSSandbox(t)
+	file := filepath.Join(s.home, ".local", "state", "acpterm", "grants.json")
+	e := s.engine(t, nil, EngineOptions{GrantsFile: file})
+	saved, err := e.Grant(askDecision(askLeaf("/usr/bin/tool", "tool", "sync")), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session, err := e.Grant(askDecision(askLeaf("/usr/bin/tool", "tool", "check")), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(file)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("grants file: %v %v", st, err)
+	}
+	var onDisk struct {
+		Version int     `json:"version"`
+		Grants  []Grant `json:"grants"`
+	}
+	data, _ := os.ReadFile(file)
+	if err := json.Unmarshal(data, &onDisk); err != nil || onDisk.Version != 1 || len(onDisk.Grants) != 1 || onDisk.Grants[0].ID != saved.ID {
+		t.Fatalf("file content %s (%v)", data, err)
+	}
+	// A new engine (next run) sees the saved grant only.
+	e2 := s.engine(t, nil, EngineOptions{GrantsFile: file})
+	if got := e2.Grants(); len(got) != 1 || got[0].ID != saved.ID || !got[0].Saved || !slices.Equal(got[0].Argv, []string{"tool", "sync"}) {
+		t.Fatalf("reloaded grants = %+v", got)
+	}
+	if id, ok := e2.GrantStore().Allows("any", askLeaf("/usr/bin/tool", "tool", "sync")); !ok || id != saved.ID {
+		t.Error("saved grant not honoured after reload")
+	}
+	if _, ok := e2.GrantStore().Allows("any", askLeaf("/usr/bin/tool", "tool", "check")); ok {
+		t.Error("session grant survived a restart")
+	}
+	// Revoke removes it from memory and the file.
+	if err := e2.Revoke(saved.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e2.GrantStore().Allows("any", askLeaf("/usr/bin/tool", "tool", "sync")); ok {
+		t.Error("revoked grant still allows")
+	}
+	e3 := s.engine(t, nil, EngineOptions{GrantsFile: file})
+	if n := len(e3.Grants()); n != 0 {
+		t.Errorf("%d grants after revoke + reload", n)
+	}
+	if err := e.Revoke(session.ID); err != nil {
+		t.Error(err)
+	}
+	if err := e.Revoke("g-nope"); err == nil || err.Error() != `revoke: no grant "g-nope"` {
+		t.Errorf("Revoke(unknown) = %v", err)
+	}
+	// Saving without a grants file is an error.
+	e4 := s.engine(t, nil, EngineOptions{})
+	if _, err := e4.Grant(askDecision(askLeaf("", "tool")), true); err == nil || err.Error() != `grant: cannot save "tool": no grants file configured` {
+		t.Errorf("persist without file: %v", err)
+	}
+}
+
+func TestGrantsFileRejectsBanned(t *testing.T) {
+	s := newFSSandbox(t)
+	file := filepath.Join(s.base, "grants.json")
+	write(t, file, `{"version":1,"grants":[{"id":"g-1","argv":["bash","-c","id"],"created":"2026-11-29T00:00:00Z"}]}`)
+	_, err := NewGrantStore(file)
+	if err == nil || err.Error() != "grants file "+file+`: grant g-1 (bash -c id) is not allowed: bash is a shell` {
+		t.Errorf("err = %v", err)
+	}
+	write(t, file, `{"version":1,"grants":[],"extra":1}`)
+	if _, err := NewGrantStore(file); err == nil || !strings.Contains(err.Error(), `unknown field "extra"`) {
+		t.Errorf("unknown field: %v", err)
+	}
+	if gs, err := NewGrantStore(filepath.Join(s.base, "none.json")); err != nil || len(gs.List()) != 0 {
+		t.Errorf("missing file: %v", err)
+	}
+}
