@@ -1,0 +1,127 @@
+package realagents
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tuiSession is acpterm's TUI running in a private tmux server (socket in the
+// run dir) of a fixed size.
+type tuiSession struct {
+	t    *testing.T
+	r    *run
+	sock string
+}
+
+const tuiCols, tuiRows = 160, 48
+
+// startTUI runs `acpterm [flags] -- AGENT` as the only pane of a new tmux
+// server. The server is killed at cleanup (before the leftover check of newRun).
+func (r *run) startTUI(t *testing.T, config string, prompts ...string) *tuiSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the TUI tests need it (.ci/run installs it)")
+	}
+	s := &tuiSession{t: t, r: r, sock: filepath.Join(r.dir, "tmux.sock")}
+	args := append([]string{acpterm(t)}, r.acptermArgs(config)...)
+	for _, p := range prompts {
+		args = append(args, "--prompt", p)
+	}
+	args = append(args, "--")
+	args = append(args, agentArgv(r.agent)...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last screen:\n%s", s.screen())
+		}
+		_ = s.tmux("kill-server").Run()
+	})
+	cmd := s.tmux(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(tuiCols), "-y", fmt.Sprint(tuiRows),
+		"-c", r.cwd, "--"}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	// Keep the pane after acpterm exits so its exit status can be read.
+	_ = s.tmux("set-option", "-g", "remain-on-exit", "on").Run()
+	return s
+}
+
+func (s *tuiSession) tmux(args ...string) *exec.Cmd {
+	cmd := exec.Command("tmux", append([]string{"-S", s.sock}, args...)...)
+	cmd.Env = append(s.r.env(), "TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+	cmd.Dir = s.r.cwd
+	return cmd
+}
+
+// screen is the visible pane as plain text.
+func (s *tuiSession) screen() string {
+	out, _ := s.tmux("capture-pane", "-p", "-J").Output()
+	return string(out)
+}
+
+// waitScreen polls the pane until re matches it, or fails the test after timeout.
+func (s *tuiSession) waitScreen(re string, timeout time.Duration) string {
+	s.t.Helper()
+	rx := regexp.MustCompile(re)
+	var scr string
+	if !waitFor(timeout, func() bool { scr = s.screen(); return rx.MatchString(scr) }) {
+		s.t.Fatalf("screen never matched %q within %v; last screen:\n%s\nacpterm.log tail:\n%s", re, timeout, scr, s.r.logTail())
+	}
+	return scr
+}
+
+// keys sends tmux key names (e.g. "a", "Enter", "C-q").
+func (s *tuiSession) keys(k ...string) {
+	s.t.Helper()
+	if out, err := s.tmux(append([]string{"send-keys", "-t", "0"}, k...)...).CombinedOutput(); err != nil {
+		s.t.Fatalf("tmux send-keys %q: %v: %s", k, err, out)
+	}
+}
+
+// typeText types literal text.
+func (s *tuiSession) typeText(text string) {
+	s.t.Helper()
+	if out, err := s.tmux("send-keys", "-t", "0", "-l", text).CombinedOutput(); err != nil {
+		s.t.Fatalf("tmux send-keys -l: %v: %s", err, out)
+	}
+}
+
+// exited reports whether acpterm's pane is dead, and its exit status.
+func (s *tuiSession) exited() (bool, string) {
+	out, err := s.tmux("display-message", "-p", "-t", "0", "#{pane_dead} #{pane_dead_status}").Output()
+	if err != nil {
+		return true, "?"
+	}
+	f := strings.Fields(string(out))
+	if len(f) >= 1 && f[0] == "1" {
+		if len(f) >= 2 {
+			return true, f[1]
+		}
+		return true, ""
+	}
+	return false, ""
+}
+
+// quit presses the quit key and waits for acpterm to exit; it returns the exit status.
+func (s *tuiSession) quit() string {
+	s.t.Helper()
+	s.keys("C-q")
+	var status string
+	if !waitFor(30*time.Second, func() bool { dead, st := s.exited(); status = st; return dead }) {
+		s.t.Fatalf("acpterm did not exit within 30 s of ctrl+q; screen:\n%s", s.screen())
+	}
+	return status
+}
+
+func (r *run) logTail() string {
+	b, _ := os.ReadFile(filepath.Join(r.dir, "acpterm.log"))
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
