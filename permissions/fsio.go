@@ -68,13 +68,14 @@ func (e *Engine) decideFile(path string, write bool) Decision {
 		d.Reason = fmt.Sprintf("%s denied: %v", op, err)
 		return d
 	}
-	if g, ok := matchDenyGlob(globs, path, real, root, e.roots.List(), e.getenv); ok {
+	if g, ok := matchDenyGlob(globs, path, real, e.roots.List(), e.getenv); ok {
 		d.Rule = "deny_" + op + ": " + g
 		d.Reason = fmt.Sprintf("%s of %s denied by [policy.fs] deny_%s %q", op, real, op, g)
 		return d
 	}
+	_ = root
 	if write {
-		if ok, why := isProtected(real, e.getenv); ok {
+		if ok, why := e.Protected(real); ok {
 			d.Rule = "protected"
 			d.Reason = fmt.Sprintf("write of %s denied: protected path: %s", real, why)
 			return d
@@ -91,27 +92,59 @@ func (e *Engine) decideFile(path string, write bool) Decision {
 	if v == Deny {
 		return d
 	}
-	// B39: the target's inode may be shared with a file outside the roots.
-	check := real
-	if write {
-		check = filepath.Clean(path) // a symlink at the requested name is itself a concern
+	// B39: the target's inode may be shared with a file outside the roots; a symlink at the
+	// requested name is itself a concern for writes.
+	var why string
+	if st, err := os.Lstat(filepath.Clean(path)); err == nil {
+		why = oddFile(st, write)
 	}
-	if st, err := os.Lstat(check); err == nil {
-		if why := oddFile(st, write); why != "" {
-			if v != Ask {
-				d.Verdict, d.Rule = Ask, "link"
-			}
-			d.Reason = fmt.Sprintf("%s of %s needs approval: %s", op, real, why)
+	if why == "" && real != filepath.Clean(path) {
+		if st, err := os.Lstat(real); err == nil {
+			why = oddFile(st, write)
 		}
-	} else if st, err := os.Lstat(real); err == nil && check != real {
-		if why := oddFile(st, write); why != "" {
-			if v != Ask {
-				d.Verdict, d.Rule = Ask, "link"
-			}
-			d.Reason = fmt.Sprintf("%s of %s needs approval: %s", op, real, why)
+	}
+	if why != "" {
+		d.Verdict, d.Rule = Ask, "link" // v is allow or ask here
+		d.Reason = fmt.Sprintf("%s of %s needs approval: %s", op, real, why)
+		return d
+	}
+	// A person's "always" for this exact file turns the configured ask into allow.
+	if v == Ask {
+		if id, ok := e.grants.AllowsPath(op, real); ok {
+			d.Verdict, d.Rule, d.Grant = Allow, "grant: "+op+" "+real, id
+			d.Reason = fmt.Sprintf("%s of %s allowed by grant %s", op, real, id)
 		}
 	}
 	return d
+}
+
+// Protected reports whether real (a resolved absolute path) may never be written by the agent,
+// and why: IsProtected's list (read through the engine's Getenv) plus the files this engine
+// itself uses — the grants file, the audit log, the user config file and the project file.
+// The command analysis uses it for redirect targets too.
+func (e *Engine) Protected(real string) (bool, string) {
+	if ok, why := isProtected(real, e.getenv); ok {
+		return true, why
+	}
+	own := []struct{ path, what string }{
+		{e.opts.GrantsFile, "acpterm's grants file"},
+		{e.cfg.Source, "acpterm's config file"},
+		{e.cfg.Project, "the project policy file " + "(.acpterm.toml)"},
+	}
+	if e.audit != nil {
+		own = append(own, struct{ path, what string }{e.audit.Path(), "acpterm's audit log"})
+	}
+	for _, o := range own {
+		if o.path == "" || !filepath.IsAbs(o.path) {
+			continue
+		}
+		for _, v := range variants(o.path) {
+			if real == v {
+				return true, o.what + " (" + o.path + ")"
+			}
+		}
+	}
+	return false, ""
 }
 
 // oddFile describes why an existing file needs a person's approval: a symlink (writes only), more
@@ -159,7 +192,7 @@ func (e *Engine) getenv(k string) string {
 // against $HOME; absolute globs are matched against the requested (cleaned) path and the real
 // path; relative globs are matched against the real path relative to every root. A glob that
 // matches a parent directory of the path also matches (deny "secrets" covers secrets/key).
-func matchDenyGlob(globs []string, path, real, root string, roots []string, getenv func(string) string) (string, bool) {
+func matchDenyGlob(globs []string, path, real string, roots []string, getenv func(string) string) (string, bool) {
 	clean := filepath.Clean(path)
 	for _, g := range globs {
 		pat := g
@@ -175,20 +208,23 @@ func matchDenyGlob(globs []string, path, real, root string, roots []string, gete
 			}
 			continue
 		}
+		// Relative: against the path below every root containing it, in its real form and
+		// as requested (a link named .env is caught by "**/.env" whatever it points to).
 		for _, r := range roots {
-			if !within(r, real) {
-				continue
-			}
-			rel, err := filepath.Rel(r, real)
-			if err != nil || rel == "." {
-				continue
-			}
-			if globMatchOrParent(pat, rel, "") {
-				return g, true
+			for _, p := range []string{real, clean} {
+				if !within(r, p) {
+					continue
+				}
+				rel, err := filepath.Rel(r, p)
+				if err != nil || rel == "." {
+					continue
+				}
+				if globMatchOrParent(pat, rel, "") {
+					return g, true
+				}
 			}
 		}
 	}
-	_ = root
 	return "", false
 }
 

@@ -23,9 +23,13 @@ type Grant struct {
 	// Session is the ACP session the grant is scoped to; "" means every session of this engine
 	// (in memory) or, when Saved, every future run.
 	Session string `json:"session,omitempty"`
-	// Argv is the approved words: the whole argv (Prefix false) or program + first subcommand
-	// token (Prefix true).
-	Argv []string `json:"argv"`
+	// Kind is "exec" (a command; "" reads as exec), "read" or "write" (a file, Path).
+	Kind string `json:"kind,omitempty"`
+	// Path is the real path of a file grant (Kind read/write): that exact file only.
+	Path string `json:"path,omitempty"`
+	// Argv is the approved words of a command grant: the whole argv (Prefix false) or
+	// program + first subcommand token (Prefix true).
+	Argv []string `json:"argv,omitempty"`
 	// Prefix reports that Argv is a prefix: the leaf may carry more words after it.
 	Prefix bool `json:"prefix,omitempty"`
 	// Program is the resolved real path the approval was for; "" when unresolved. When set, a
@@ -40,6 +44,9 @@ type Grant struct {
 // Rule renders the grant as a person reads it, e.g. `grant: git fetch origin` or
 // `grant: go test …`.
 func (g Grant) Rule() string {
+	if g.isFile() {
+		return "grant: " + g.Kind + " " + g.Path
+	}
 	s := "grant: " + strings.Join(g.Argv, " ")
 	if g.Prefix {
 		s += " …"
@@ -47,9 +54,11 @@ func (g Grant) Rule() string {
 	return s
 }
 
+func (g Grant) isFile() bool { return g.Kind == "read" || g.Kind == "write" }
+
 // matches reports whether the grant covers leaf.
 func (g Grant) matches(leaf Leaf) bool {
-	if len(leaf.Argv) == 0 || len(g.Argv) == 0 || slices.Contains(leaf.Argv, DynamicWord) {
+	if g.isFile() || len(leaf.Argv) == 0 || len(g.Argv) == 0 || slices.Contains(leaf.Argv, DynamicWord) {
 		return false
 	}
 	if g.Program != "" && leaf.Program != g.Program {
@@ -103,10 +112,13 @@ func NewGrantStore(file string) (*GrantStore, error) {
 		return nil, fmt.Errorf("grants file %s: unsupported version %d (want 1)", file, gf.Version)
 	}
 	for i, g := range gf.Grants {
-		if g.ID == "" || len(g.Argv) == 0 {
-			return nil, fmt.Errorf("grants file %s: grant %d has no id or argv", file, i+1)
+		if g.ID == "" {
+			return nil, fmt.Errorf("grants file %s: grant %d has no id", file, i+1)
 		}
-		if why := bannedHead(g.Argv); why != "" {
+		if err := g.check(); err != nil {
+			return nil, fmt.Errorf("grants file %s: grant %s: %v", file, g.ID, err)
+		}
+		if why := bannedHead(g.Argv); !g.isFile() && why != "" {
 			return nil, fmt.Errorf("grants file %s: grant %s (%s) is not allowed: %s", file, g.ID, strings.Join(g.Argv, " "), why)
 		}
 		g.Saved = true
@@ -127,6 +139,40 @@ func (s *GrantStore) Allows(session string, leaf Leaf) (grantID string, ok bool)
 	defer s.mu.Unlock()
 	for _, g := range s.grants {
 		if (g.Saved || g.Session == "" || g.Session == session) && g.matches(leaf) {
+			return g.ID, true
+		}
+	}
+	return "", false
+}
+
+// check validates the shape of a grant: a command grant has argv, a file grant an absolute path.
+func (g Grant) check() error {
+	switch g.Kind {
+	case "", "exec":
+		if len(g.Argv) == 0 {
+			return fmt.Errorf("empty command")
+		}
+	case "read", "write":
+		if !filepath.IsAbs(g.Path) || len(g.Argv) != 0 {
+			return fmt.Errorf("a file grant needs an absolute path and no argv")
+		}
+	default:
+		return fmt.Errorf("unknown kind %q (exec, read or write)", g.Kind)
+	}
+	return nil
+}
+
+// AllowsPath reports whether a grant covers a file read or write (op "read"/"write") of the
+// real path, and which. DecideRead/DecideWrite consult it only when the configured verdict is
+// ask; it never overrides a deny, a protected path or a link concern.
+func (s *GrantStore) AllowsPath(op, real string) (grantID string, ok bool) {
+	if s == nil {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.grants {
+		if g.Kind == op && g.Path == real {
 			return g.ID, true
 		}
 	}
@@ -154,10 +200,10 @@ func (s *GrantStore) Add(g Grant) (Grant, error) {
 
 // add is Add that also reports whether a new grant was stored (false: an equal one existed).
 func (s *GrantStore) add(g Grant) (Grant, bool, error) {
-	if len(g.Argv) == 0 {
-		return Grant{}, false, fmt.Errorf("grant: empty command")
+	if err := g.check(); err != nil {
+		return Grant{}, false, fmt.Errorf("grant: %v", err)
 	}
-	if why := bannedHead(g.Argv); why != "" {
+	if why := bannedHead(g.Argv); !g.isFile() && why != "" {
 		return Grant{}, false, fmt.Errorf("grant refused for %q: %s", strings.Join(g.Argv, " "), why)
 	}
 	if slices.Contains(g.Argv, DynamicWord) {
@@ -175,11 +221,11 @@ func (s *GrantStore) add(g Grant) (Grant, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if g.Saved && s.file == "" {
-		return Grant{}, false, fmt.Errorf("grant: cannot save %q: no grants file configured", strings.Join(g.Argv, " "))
+		return Grant{}, false, fmt.Errorf("grant: cannot save %q: no grants file configured", strings.TrimPrefix(g.Rule(), "grant: "))
 	}
 	for _, old := range s.grants {
-		if old.Saved == g.Saved && old.Session == g.Session && old.Prefix == g.Prefix &&
-			old.Program == g.Program && slices.Equal(old.Argv, g.Argv) {
+		if old.Saved == g.Saved && old.Session == g.Session && old.Prefix == g.Prefix && old.Kind == g.Kind &&
+			old.Path == g.Path && old.Program == g.Program && slices.Equal(old.Argv, g.Argv) {
 			return old, false, nil // already granted
 		}
 	}
@@ -344,7 +390,10 @@ type GrantOptions struct {
 
 // Grant makes an "always" grant for what d asked about: for each leaf that asked (verdict ask),
 // the exact argv with its resolved program (the narrowest rule). Several asking leaves make
-// several grants; the first is returned. With persist the grants are saved to the grants file.
+// several grants; the first is returned. For a file decision (DecideRead/DecideWrite asked
+// because of the [policy.fs] verdict) the grant covers that exact real path for that operation;
+// a link concern (rule "link") is never granted. With persist the grants are saved to the
+// grants file.
 // Errors: d is a deny or has no asking leaf, a leaf is banned (shell, interpreter, env, sudo,
 // xargs, find -exec, git -c, npm run, make, …) or has dynamic words; nothing is granted then.
 func (e *Engine) Grant(d Decision, persist bool) (Grant, error) {
@@ -359,6 +408,17 @@ func (e *Engine) Grant(d Decision, persist bool) (Grant, error) {
 func (e *Engine) GrantWith(d Decision, o GrantOptions) ([]Grant, error) {
 	if d.Verdict == Deny {
 		return nil, fmt.Errorf("grant refused: the request is denied (%s)", d.Rule)
+	}
+	if len(d.Leaves) == 0 && d.Path != "" {
+		op, ok := strings.CutPrefix(d.Rule, "fs.")
+		if d.Verdict != Ask || !ok || (op != "read" && op != "write") {
+			return nil, fmt.Errorf("grant refused for %s: only the [policy.fs] ask verdict can be granted (%s)", d.Path, d.Rule)
+		}
+		g, _, err := e.grants.add(Grant{Kind: op, Path: d.Path, Saved: o.Persist})
+		if err != nil {
+			return nil, err
+		}
+		return []Grant{g}, nil
 	}
 	var want []Grant
 	for _, l := range d.Leaves {

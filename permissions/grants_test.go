@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpterm/acpterm/config"
 )
 
 func askLeaf(prog string, argv ...string) Leaf {
@@ -114,7 +116,8 @@ func TestGrantRefused(t *testing.T) {
 		{askDecision(askLeaf("", "ls", DynamicWord)), `grant refused for "ls <dynamic>": it has words only known when the shell runs`},
 		{Decision{Verdict: Deny, Rule: "deny: rm", Leaves: []Leaf{{Argv: []string{"rm"}, Verdict: Deny, Rule: "deny: rm"}}}, `grant refused: the request is denied (deny: rm)`},
 		{Decision{Verdict: Ask, Leaves: []Leaf{{Argv: []string{"rm", "x"}, Verdict: Deny, Rule: "deny: rm"}, askLeaf("", "tool")}}, `grant refused: "rm x" is denied (deny: rm)`},
-		{Decision{Verdict: Ask, Rule: "fs.write", Path: "/x"}, `grant refused: no command in the request needed approval`},
+		{Decision{Verdict: Ask, Rule: "link", Path: "/x"}, `grant refused for /x: only the [policy.fs] ask verdict can be granted (link)`},
+		{Decision{Verdict: Ask, Rule: "unmatched"}, `grant refused: no command in the request needed approval`},
 	}
 	for _, c := range cases {
 		_, err := e.Grant(c.d, false)
@@ -211,5 +214,80 @@ func TestGrantsFileRejectsBanned(t *testing.T) {
 	}
 	if gs, err := NewGrantStore(filepath.Join(s.base, "none.json")); err != nil || len(gs.List()) != 0 {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestFileGrants(t *testing.T) {
+	s := newFSSandbox(t)
+	file := filepath.Join(s.base, "grants.json")
+	main := filepath.Join(s.proj, "main.go")
+	write(t, main, "package main\n")
+	hl := filepath.Join(s.proj, "hl")
+	write(t, filepath.Join(s.outside, "f"), "x")
+	if err := os.Link(filepath.Join(s.outside, "f"), hl); err != nil {
+		t.Fatal(err)
+	}
+	e := s.engine(t, func(c *config.Config) { c.Policy.FS.DenyWrite = []string{"go.sum"} }, EngineOptions{GrantsFile: file})
+	d := e.DecideWrite(main)
+	if d.Verdict != Ask || d.Rule != "fs.write" {
+		t.Fatalf("before grant: %s %q", d.Verdict, d.Rule)
+	}
+	g, err := e.Grant(d, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Kind != "write" || g.Path != main || g.Rule() != "grant: write "+main {
+		t.Errorf("grant = %+v", g)
+	}
+	d = e.DecideWrite(main)
+	if d.Verdict != Allow || d.Grant != g.ID || d.Rule != "grant: write "+main {
+		t.Errorf("after grant: %s %q grant %q", d.Verdict, d.Rule, d.Grant)
+	}
+	// Only that file, only writes.
+	if d := e.DecideWrite(filepath.Join(s.proj, "other.go")); d.Verdict != Ask {
+		t.Errorf("other file: %s", d.Verdict)
+	}
+	if d := e.DecideRead(main); d.Grant != "" {
+		t.Errorf("read used the write grant: %+v", d)
+	}
+	// Link concerns are never granted.
+	if _, err := e.Grant(e.DecideWrite(hl), false); err == nil {
+		t.Error("hard-link ask was granted")
+	}
+	// Survives a restart.
+	e2 := s.engine(t, nil, EngineOptions{GrantsFile: file})
+	if d := e2.DecideWrite(main); d.Verdict != Allow || d.Grant != g.ID {
+		t.Errorf("after reload: %s %q", d.Verdict, d.Grant)
+	}
+}
+
+func TestProtectsOwnFiles(t *testing.T) {
+	s := newFSSandbox(t)
+	grants := filepath.Join(s.proj, "state", "grants.json")
+	auditPath := filepath.Join(s.proj, "state", "audit.jsonl")
+	log, err := OpenAuditLog(auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	userCfg := filepath.Join(s.proj, "my.toml")
+	e := s.engine(t, func(c *config.Config) {
+		c.Policy.FS.Write = "allow"
+		c.Source = userCfg
+		c.Project = filepath.Join(s.proj, ".acpterm.toml")
+	}, EngineOptions{GrantsFile: grants, Audit: log})
+	for path, why := range map[string]string{
+		grants:                                 "acpterm's grants file (" + grants + ")",
+		auditPath:                              "acpterm's audit log (" + auditPath + ")",
+		userCfg:                                "acpterm's config file (" + userCfg + ")",
+		filepath.Join(s.proj, ".acpterm.toml"): "the project policy file (.acpterm.toml) (" + filepath.Join(s.proj, ".acpterm.toml") + ")",
+	} {
+		d := e.DecideWrite(path)
+		if d.Verdict != Deny || d.Reason != "write of "+path+" denied: protected path: "+why {
+			t.Errorf("DecideWrite(%s) = %s %q", path, d.Verdict, d.Reason)
+		}
+	}
+	if d := e.DecideWrite(filepath.Join(s.proj, "state", "notes")); d.Verdict != Allow {
+		t.Errorf("neighbour: %s %q", d.Verdict, d.Reason)
 	}
 }
