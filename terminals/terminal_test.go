@@ -183,7 +183,10 @@ func TestManyFastExitsKeepLastLine(t *testing.T) {
 
 func TestBackgroundHolderDoesNotDelayExit(t *testing.T) {
 	h := newMgr(t, ManagerOptions{})
-	term := h.start(t, StartOptions{ShellLine: "(trap '' HUP; exec sleep 30) & echo bg=$!; echo done"})
+	// The issue's `(trap '' HUP; exec sleep 30) & echo done`, with the trap
+	// set before the fork: otherwise the leader can exit (and the kernel
+	// hang the PTY up) before the subshell has ignored SIGHUP.
+	term := h.start(t, StartOptions{ShellLine: "trap '' HUP; (exec sleep 30) & echo bg=$!; echo done"})
 	began := time.Now()
 	st := waitExit(t, term)
 	elapsed := time.Since(began)
