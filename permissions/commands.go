@@ -1,0 +1,774 @@
+package permissions
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/acpterm/acpterm/config"
+)
+
+// commandRule is one [policy.commands] prefix: words matched one by one against a leaf's argv.
+type commandRule struct {
+	src      string   // as written in the config
+	words    []string // after shell quote removal
+	headReal string   // real path of words[0] when it is a path ("" otherwise)
+}
+
+// commandPolicy is the compiled command half of the policy: prefix rules, the unmatched verdict,
+// the env policy and the roots. Runtime facts taken from acpterm's own environment (policy PATH,
+// HOME, base env) are filled in on first use (see runtime).
+type commandPolicy struct {
+	allow, ask, deny []commandRule
+	unmatched        Verdict
+	roots            *Roots
+	env              *envPolicy
+
+	rtOnce sync.Once
+	rt     *cmdRuntime
+
+	lookMu    sync.Mutex
+	lookCache map[string]lookEntry
+}
+
+// cmdRuntime holds what the command policy takes from acpterm's own environment.
+type cmdRuntime struct {
+	pathDirs []string // the policy PATH, in order
+	home     string   // HOME of the child environment
+	base     []envKV  // the base child environment (PATH included)
+	getenv   func(string) string
+}
+
+type lookEntry struct {
+	real string
+	at   time.Time
+}
+
+// lookTTL bounds how long a PATH lookup result is reused (PATH directories are outside the
+// roots, so the agent cannot plant a binary there through the policy; the cache only saves
+// syscalls when commands come in bursts).
+const lookTTL = 2 * time.Second
+
+// compileCommandPolicy compiles cfg's [policy.commands], [policy.unmatched] and [policy.env]
+// lists. Errors name the list and entry: a prefix that is not plain shell words, an unknown
+// unmatched verdict, or an env glob that is not a valid pattern.
+func compileCommandPolicy(cfg *config.Config, roots *Roots) (*commandPolicy, error) {
+	p := &commandPolicy{roots: roots, lookCache: map[string]lookEntry{}}
+	switch v := Verdict(cfg.Policy.Unmatched); v {
+	case Allow, Ask, Deny:
+		p.unmatched = v
+	case "":
+		p.unmatched = Ask
+	default:
+		return nil, fmt.Errorf("policy.unmatched: %q is not one of allow, ask, deny", cfg.Policy.Unmatched)
+	}
+	for _, l := range []struct {
+		key string
+		in  []string
+		out *[]commandRule
+	}{
+		{"policy.commands.allow", cfg.Policy.Commands.Allow, &p.allow},
+		{"policy.commands.ask", cfg.Policy.Commands.Ask, &p.ask},
+		{"policy.commands.deny", cfg.Policy.Commands.Deny, &p.deny},
+	} {
+		for i, s := range l.in {
+			r, err := parseRule(s)
+			if err != nil {
+				return nil, fmt.Errorf("%s[%d]: %v", l.key, i, err)
+			}
+			*l.out = append(*l.out, r)
+		}
+	}
+	env, err := compileEnvPolicy(cfg.Policy.Env)
+	if err != nil {
+		return nil, err
+	}
+	p.env = env
+	return p, nil
+}
+
+// parseRule splits a command prefix into words with the shell's own quote removal.
+func parseRule(s string) (commandRule, error) {
+	r := commandRule{src: s}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(s), "")
+	if err != nil {
+		return r, fmt.Errorf("command prefix %q does not parse as shell words: %v", s, err)
+	}
+	bad := fmt.Errorf("command prefix %q must be plain words (no operators, redirects, assignments, $ or globs)", s)
+	if len(f.Stmts) != 1 {
+		return r, bad
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(st.Redirs) > 0 || st.Background || st.Negated || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return r, bad
+	}
+	a := &analyzer{fieldCfg: &expand.Config{}}
+	for _, w := range call.Args {
+		v, ok := a.static(w, actx{lang: syntax.LangPOSIX})
+		if !ok || strings.HasPrefix(v, "~") {
+			return r, bad
+		}
+		r.words = append(r.words, v)
+	}
+	if strings.Contains(r.words[0], "/") {
+		if real, err := filepath.EvalSymlinks(r.words[0]); err == nil {
+			r.headReal = real
+		} else {
+			r.headReal = filepath.Clean(r.words[0])
+		}
+	}
+	return r, nil
+}
+
+// runtime returns the runtime facts, computing them from getenv on first use.
+func (p *commandPolicy) runtime(getenv func(string) string) *cmdRuntime {
+	p.rtOnce.Do(func() {
+		if p.rt == nil {
+			p.rt = p.buildRuntime(getenv)
+		}
+	})
+	return p.rt
+}
+
+// lookPath finds name on the policy PATH and returns its real path ("" when not found).
+func (p *commandPolicy) lookPath(name string, rt *cmdRuntime) string {
+	now := time.Now()
+	p.lookMu.Lock()
+	if e, ok := p.lookCache[name]; ok && now.Sub(e.at) < lookTTL {
+		p.lookMu.Unlock()
+		return e.real
+	}
+	p.lookMu.Unlock()
+	real := ""
+	for _, d := range rt.pathDirs {
+		cand := filepath.Join(d, name)
+		st, err := os.Stat(cand)
+		if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(cand); err == nil {
+			real = r
+		} else {
+			real = cand
+		}
+		break
+	}
+	p.lookMu.Lock()
+	if len(p.lookCache) > 4096 {
+		p.lookCache = map[string]lookEntry{}
+	}
+	p.lookCache[name] = lookEntry{real: real, at: now}
+	p.lookMu.Unlock()
+	return real
+}
+
+// resolveProgram resolves a leaf's argv[0] as the kernel would run it (policy.md c.3 step 4): a
+// name with a slash against the (first candidate) cwd, a bare name on the policy PATH. It
+// reports the real path, whether it is a shell builtin (in a script), and whether the real path
+// lies inside a root (a workspace executable the agent can write).
+func (p *commandPolicy) resolveProgram(name string, cwd cwdState, shell bool, rt *cmdRuntime) (real string, builtin, workspace bool) {
+	if !strings.Contains(name, "/") {
+		if shell && shellBuiltins[name] {
+			return "", true, false
+		}
+		if rt != nil {
+			real = p.lookPath(name, rt)
+		}
+	} else {
+		cand := name
+		if !filepath.IsAbs(name) {
+			if len(cwd.dirs) == 0 {
+				return "", false, false
+			}
+			cand = filepath.Join(cwd.dirs[0], name)
+		}
+		if r, err := filepath.EvalSymlinks(cand); err == nil {
+			real = r
+		}
+		if p.workspaceProgram(name, cwd) {
+			return real, false, true
+		}
+	}
+	if real != "" && p.roots != nil && p.roots.Contains(real) {
+		workspace = true
+	}
+	return real, false, workspace
+}
+
+// workspaceProgram reports whether a program named by a path resolves (from any candidate cwd)
+// inside a root, i.e. it is content the agent can write (B24: ./miner).
+func (p *commandPolicy) workspaceProgram(name string, cwd cwdState) bool {
+	if p.roots == nil {
+		return false
+	}
+	cands := []string{name}
+	if !filepath.IsAbs(name) {
+		cands = cands[:0]
+		for _, d := range cwd.dirs {
+			cands = append(cands, filepath.Join(d, name))
+		}
+		if cwd.unknown {
+			return true // cannot tell where it is; treat as the agent's own
+		}
+	}
+	for _, c := range cands {
+		real, err := realPath(c)
+		if err != nil {
+			continue
+		}
+		if p.roots.Contains(real) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellBuiltins are shell builtins that only change the shell's own state or print; inside a
+// script they are allowed unless a deny/ask rule says otherwise. Builtins that run code (eval,
+// source, trap, exec, command) are analysed by the shell walker; others (alias, hash, enable,
+// kill, fc …) are left to the rules.
+var shellBuiltins = map[string]bool{
+	"cd": true, "pushd": true, "popd": true, "dirs": true, "chdir": true,
+	"export": true, "unset": true, "set": true, "shift": true, "local": true, "readonly": true,
+	"declare": true, "typeset": true, "nameref": true, "exit": true, "return": true, "break": true,
+	"continue": true, "wait": true, ":": true, "true": true, "false": true, "test": true, "[": true,
+	"read": true, "getopts": true, "umask": true, "shopt": true, "times": true, "jobs": true,
+	"type": true, "mapfile": true, "readarray": true, "ulimit": true,
+}
+
+// match reports how rule r matches argv: 2 = definitely, 1 = maybe (a dynamic word sits where a
+// rule word is), 0 = no. forAllow applies the stricter program check of allow rules: a bare rule
+// name matches only the same bare name or a path resolving to the same real program, and never
+// a workspace executable; deny/ask rules also match by basename (so /tmp/x/rm is still rm).
+func (p *commandPolicy) match(r commandRule, argv []string, real string, workspace, forAllow bool, rt *cmdRuntime) int {
+	if len(argv) < len(r.words) || argv[0] == DynamicWord {
+		return 0 // a dynamic program is already at least ask ("dynamic program")
+	}
+	head := r.words[0]
+	ok := false
+	switch {
+	case r.headReal != "":
+		ok = argv[0] == head || (real != "" && real == r.headReal)
+	case forAllow:
+		if workspace {
+			return 0
+		}
+		if !strings.Contains(argv[0], "/") {
+			ok = argv[0] == head
+		} else if real != "" && rt != nil {
+			ok = real == p.lookPath(head, rt)
+		}
+	default:
+		ok = path.Base(argv[0]) == head || (real != "" && path.Base(real) == head)
+	}
+	if !ok {
+		return 0
+	}
+	res := 2
+	for k := 1; k < len(r.words); k++ {
+		switch argv[k] {
+		case r.words[k]:
+		case DynamicWord:
+			res = 1
+		default:
+			return 0
+		}
+	}
+	return res
+}
+
+// leafResult is a matched leaf plus what grants need to know.
+type leafResult struct {
+	Leaf
+	grantable  bool     // ask only because no rule matched
+	constructs []string // construct names that raised this leaf
+}
+
+// decideLeaf matches one leaf against the rules and the built-in tables (policy.md c.3 step 6):
+// deny > ask > allow; a leaf no rule covers gets the unmatched verdict; opaque programs,
+// program-launching options, build runners, inline interpreter code and workspace executables
+// are at least ask even when an allow rule matches.
+func (p *commandPolicy) decideLeaf(l *rawLeaf, rt *cmdRuntime) leafResult {
+	res := leafResult{Leaf: Leaf{Argv: l.argv, Via: l.via}}
+	var fs []finding
+	add := func(v Verdict, rule, reason, construct string) {
+		fs = append(fs, finding{verdict: v, rule: rule, reason: reason, construct: construct})
+	}
+	shown := strings.Join(l.argv, " ")
+	real, builtin, workspace := "", false, false
+	dynProg := len(l.argv) == 0 || l.argv[0] == DynamicWord
+	if dynProg {
+		add(Ask, "construct: dynamic program", "the program name is only known at run time", "dynamic program name")
+	} else {
+		real, builtin, workspace = p.resolveProgram(l.argv[0], l.cwd, l.shell, rt)
+		res.Program = real
+	}
+	// Deny and ask rules, on the leaf and on every wrapper it runs through.
+	check := func(rules []commandRule, v Verdict, argv []string, what string) {
+		for _, r := range rules {
+			wreal := real
+			if what != "" {
+				wreal = ""
+			}
+			switch p.match(r, argv, wreal, false, false, rt) {
+			case 2:
+				add(v, string(v)+": "+r.src, fmt.Sprintf("%smatches %s rule %q", what, v, r.src), "")
+			case 1:
+				add(Ask, string(v)+": "+r.src, fmt.Sprintf("%smay match %s rule %q (a word is only known at run time)", what, v, r.src), "")
+			}
+		}
+	}
+	check(p.deny, Deny, l.argv, "")
+	check(p.ask, Ask, l.argv, "")
+	for _, w := range l.wrappers {
+		if len(w) == 0 {
+			continue
+		}
+		what := "wrapper " + quoteArgv(w) + " "
+		check(p.deny, Deny, w, what)
+		check(p.ask, Ask, w, what)
+	}
+	if !dynProg {
+		if why, ok := launchOption(l.argv); ok {
+			add(Ask, "launch: "+why.rule, why.reason, why.rule)
+		}
+		if why, ok := buildRunner(l.argv); ok {
+			add(Ask, "runner: "+why.rule, why.reason, "build runner")
+		}
+		if why, ok := inlineCode(l.argv); ok {
+			add(Ask, "construct: inline code", why, "inline interpreter code")
+		}
+		if workspace {
+			add(Ask, "construct: workspace executable", fmt.Sprintf("%s is inside a root (content the agent can write)", l.argv[0]), "workspace executable")
+		}
+		if tool := path.Base(l.argv[0]); launchTools[tool] {
+			for _, a := range l.argv[1:] {
+				if a == DynamicWord {
+					add(Ask, "launch: "+tool, tool+" gets an argument only known at run time, which may be a program-launching option", "dynamic "+tool+" argument")
+					break
+				}
+			}
+		}
+		if (l.argv[0] == "test" || l.argv[0] == "[") && l.shell {
+			for _, a := range l.argv[1:] {
+				if a == "-v" {
+					add(Ask, "construct: arithmetic evaluation", "test -v evaluates array subscripts, which can run commands", "arithmetic evaluation")
+				}
+			}
+		}
+	}
+	fs = append(fs, l.notes...)
+	// Allow rules and builtins.
+	base := finding{verdict: p.unmatched, rule: "unmatched", reason: "no rule covers " + shown + " ([policy] unmatched = " + string(p.unmatched) + ")"}
+	if !dynProg {
+		for _, r := range p.allow {
+			if p.match(r, l.argv, real, workspace, true, rt) == 2 {
+				base = finding{verdict: Allow, rule: "allow: " + r.src, reason: fmt.Sprintf("matches allow rule %q", r.src)}
+				break
+			}
+		}
+		if base.rule == "unmatched" && builtin {
+			base = finding{verdict: Allow, rule: "builtin: " + l.argv[0], reason: l.argv[0] + " is a shell builtin that only changes the shell's state"}
+		}
+	}
+	if base.rule == "unmatched" && l.maybe {
+		base.reason += " (words after an unknown wrapper argument, analysed in case they are a command)"
+	}
+	final := base
+	for _, f := range fs {
+		if rank(f.verdict) > rank(final.verdict) {
+			final = f
+		}
+		if f.construct != "" && rank(f.verdict) >= rank(Ask) {
+			res.constructs = append(res.constructs, f.construct)
+		}
+	}
+	res.Verdict, res.Rule, res.Reason = final.verdict, final.rule, final.reason
+	res.grantable = final.rule == "unmatched" && final.verdict == Ask
+	for _, f := range fs {
+		if rank(f.verdict) >= rank(Ask) {
+			res.grantable = false
+		}
+	}
+	return res
+}
+
+// quoteArgv renders argv for a reason line.
+func quoteArgv(argv []string) string {
+	return "`" + strings.Join(argv, " ") + "`"
+}
+
+// launchReason is why an argv hits the program-launching option table.
+type launchReason struct{ rule, reason string }
+
+// launchTools are the programs with a program-launching option table; a dynamic argument to one
+// of them may be such an option, so it is at least ask.
+var launchTools = map[string]bool{
+	"git": true, "rg": true, "sed": true, "find": true, "tar": true, "man": true, "ssh": true, "scp": true,
+	"sftp": true, "zip": true, "rsync": true, "less": true, "more": true, "vim": true, "vi": true, "nvim": true,
+	"view": true, "ex": true, "sort": true, "diff": true, "sdiff": true, "diff3": true, "go": true,
+}
+
+// launchOption checks argv against the per-tool table of options that make a program start
+// another program or write files (policy.md c.4): git -c/--config-env/--exec-path/-C/--git-dir,
+// -O/--open-files-in-pager, --upload-pack, ext:: URLs, rebase --exec, bisect run …; rg --pre,
+// --hostname-bin, -z; sed e/w/W commands or -i; find -exec/-delete/-fprint*; tar --to-command,
+// -I; and others. A hit makes the leaf at least ask even when an allow rule matches.
+func launchOption(argv []string) (launchReason, bool) {
+	tool := path.Base(argv[0])
+	hit := func(opt, why string) (launchReason, bool) {
+		return launchReason{rule: tool + " " + opt, reason: fmt.Sprintf("%s %s %s", tool, opt, why)}, true
+	}
+	args := argv[1:]
+	switch tool {
+	case "git":
+		sub, subAt := "", len(args)
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if !strings.HasPrefix(a, "-") {
+				sub, subAt = a, i
+				break
+			}
+			switch {
+			case a == "-c" || strings.HasPrefix(a, "-c"):
+				return hit("-c", "sets config, which can name programs git runs (core.pager, core.fsmonitor, alias.x=!cmd)")
+			case strings.HasPrefix(a, "--config-env"):
+				return hit("--config-env", "sets config from the environment, which can name programs git runs")
+			case strings.HasPrefix(a, "--exec-path"):
+				return hit("--exec-path", "chooses where git finds its sub-programs")
+			case a == "-C" || strings.HasPrefix(a, "--git-dir") || strings.HasPrefix(a, "--work-tree"):
+				return hit(strings.SplitN(a, "=", 2)[0], "points git at another repository, whose config may name programs")
+			}
+			if a == "--namespace" || a == "--super-prefix" || a == "--list-cmds" {
+				i++
+			}
+		}
+		for _, a := range args {
+			switch {
+			case strings.HasPrefix(a, "--open-files-in-pager") || (sub == "grep" && strings.HasPrefix(a, "-O")):
+				return hit(strings.SplitN(a, "=", 2)[0], "runs a pager program on the results")
+			case strings.HasPrefix(a, "--upload-pack") || strings.HasPrefix(a, "--receive-pack") || strings.HasPrefix(a, "--exec="):
+				return hit(strings.SplitN(a, "=", 2)[0], "names a program to run")
+			case strings.HasPrefix(a, "--ext-diff") || strings.HasPrefix(a, "--extcmd"):
+				return hit(a, "runs an external diff program")
+			case strings.HasPrefix(a, "--output"):
+				return hit("--output", "writes a file")
+			case strings.Contains(a, "ext::") || strings.HasPrefix(a, "fd::"):
+				return hit(a, "uses a transport that runs a command")
+			}
+		}
+		rest := args[min(subAt+1, len(args)):]
+		switch sub {
+		case "rebase":
+			for _, a := range rest {
+				if a == "-x" || strings.HasPrefix(a, "--exec") || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "x")) {
+					return hit("rebase --exec", "runs a shell command after each commit")
+				}
+			}
+		case "bisect":
+			if len(rest) > 0 && rest[0] == "run" {
+				return hit("bisect run", "runs a command for each step")
+			}
+		case "submodule":
+			for _, a := range rest {
+				if a == "foreach" {
+					return hit("submodule foreach", "runs a shell command in each submodule")
+				}
+			}
+		case "difftool", "mergetool", "filter-branch", "filter-repo", "send-email", "instaweb", "daemon", "config":
+			return hit(sub, "can run or configure external programs")
+		case "help":
+			for _, a := range rest {
+				if a == "-m" || a == "--man" || a == "-w" || a == "--web" || a == "-i" || a == "--info" {
+					return hit("help "+a, "starts a viewer program chosen by config")
+				}
+			}
+		case "clone", "fetch", "pull", "ls-remote", "archive", "push":
+			for _, a := range rest {
+				if a == "-u" {
+					return hit(sub+" -u", "names a program to run on the remote side")
+				}
+			}
+		}
+	case "rg":
+		for _, a := range args {
+			switch {
+			case strings.HasPrefix(a, "--pre"):
+				return hit("--pre", "runs a preprocessor program on every file")
+			case strings.HasPrefix(a, "--hostname-bin"):
+				return hit("--hostname-bin", "runs a program to get the host name")
+			case a == "--search-zip" || (isShortCluster(a) && strings.Contains(a, "z")):
+				return hit("-z", "runs decompression programs on files")
+			}
+		}
+	case "sed":
+		return sedLaunch(args, hit)
+	case "find":
+		for _, a := range args {
+			switch a {
+			case "-exec", "-execdir", "-ok", "-okdir":
+				return hit(a, "runs a command for every file found")
+			case "-delete":
+				return hit(a, "deletes files")
+			case "-fprint", "-fprint0", "-fprintf", "-fls":
+				return hit(a, "writes a file")
+			}
+		}
+	case "tar":
+		for _, a := range args {
+			for _, o := range []string{"--to-command", "--checkpoint-action", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"} {
+				if strings.HasPrefix(a, o) {
+					return hit(o, "runs a program")
+				}
+			}
+			if strings.HasPrefix(a, "-I") || strings.HasPrefix(a, "-F") {
+				return hit(a[:2], "runs a program")
+			}
+		}
+	case "man":
+		for _, a := range args {
+			if strings.HasPrefix(a, "-P") || strings.HasPrefix(a, "--pager") || strings.HasPrefix(a, "-H") || strings.HasPrefix(a, "--html") {
+				return hit(a, "runs a pager or browser program")
+			}
+		}
+	case "ssh", "scp", "sftp":
+		for _, a := range args {
+			if strings.HasPrefix(a, "-o") || strings.HasPrefix(a, "-F") || (tool != "ssh" && strings.HasPrefix(a, "-S")) || (tool == "sftp" && strings.HasPrefix(a, "-D")) {
+				return hit(a, "can name a program to run (ProxyCommand, LocalCommand, a config file)")
+			}
+		}
+	case "zip":
+		for _, a := range args {
+			if strings.HasPrefix(a, "-TT") || strings.HasPrefix(a, "--unzip-command") {
+				return hit(a, "runs a test program")
+			}
+		}
+	case "rsync":
+		for _, a := range args {
+			if strings.HasPrefix(a, "--rsh") || strings.HasPrefix(a, "--rsync-path") || strings.HasPrefix(a, "-e") || (isShortCluster(a) && strings.Contains(a, "e")) {
+				return hit(a, "names a remote shell program")
+			}
+		}
+	case "less", "more":
+		for _, a := range args {
+			if strings.HasPrefix(a, "+") {
+				return hit(a, "runs less commands at start, which can start a shell")
+			}
+		}
+	case "vim", "vi", "nvim", "view", "ex", "vimdiff":
+		for _, a := range args {
+			if strings.HasPrefix(a, "+") || strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--cmd") || strings.HasPrefix(a, "-S") {
+				return hit(a, "runs editor commands, which can start programs")
+			}
+		}
+	case "sort":
+		for _, a := range args {
+			if strings.HasPrefix(a, "--compress-program") {
+				return hit("--compress-program", "runs a compression program")
+			}
+		}
+	case "diff", "sdiff", "diff3":
+		for _, a := range args {
+			if strings.HasPrefix(a, "--diff-program") {
+				return hit("--diff-program", "runs another diff program")
+			}
+		}
+	case "go":
+		for _, a := range args {
+			if strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "--exec") || strings.HasPrefix(a, "-toolexec") || strings.HasPrefix(a, "--toolexec") {
+				return hit(strings.SplitN(a, "=", 2)[0], "runs a program around every binary or tool")
+			}
+		}
+	}
+	return launchReason{}, false
+}
+
+// isShortCluster reports a bundle of short options such as -zi (single dash, letters only).
+func isShortCluster(a string) bool {
+	if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+		return false
+	}
+	for _, r := range a[1:] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// sedLaunch allows only sed scripts made of line addresses with p/d/q/n/=, and s commands whose
+// flags cannot execute (e) or write (w); -i, -f and anything else is at least ask (B43).
+func sedLaunch(args []string, hit func(opt, why string) (launchReason, bool)) (launchReason, bool) {
+	var scripts []string
+	explicit := false
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			i++
+			goto done
+		case a == "-e" || a == "--expression":
+			explicit = true
+			if i+1 < len(args) {
+				scripts = append(scripts, args[i+1])
+				i++
+			}
+		case strings.HasPrefix(a, "--expression="):
+			explicit = true
+			scripts = append(scripts, strings.TrimPrefix(a, "--expression="))
+		case a == "-f" || strings.HasPrefix(a, "--file"):
+			return hit(a, "reads a sed script from a file, which cannot be checked")
+		case a == "-i" || strings.HasPrefix(a, "--in-place") || (strings.HasPrefix(a, "-i") && !strings.HasPrefix(a, "--")):
+			return hit("-i", "edits files in place")
+		case strings.HasPrefix(a, "-e") && !strings.HasPrefix(a, "--"):
+			explicit = true
+			scripts = append(scripts, a[2:])
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			if !strings.HasPrefix(a, "--") && strings.ContainsAny(a[1:], "if") {
+				return hit(a, "edits files in place or reads a script file")
+			}
+		default:
+			goto done
+		}
+	}
+done:
+	if !explicit && i < len(args) {
+		scripts = append(scripts, args[i])
+	}
+	for _, s := range scripts {
+		if s == DynamicWord || !sedSafe(s) {
+			return hit("script", "may execute (e) or write (w, W) files; only addresses with p/d/q/n/= and s///[gpI0-9] are allowed")
+		}
+	}
+	return launchReason{}, false
+}
+
+// sedSafe checks one sed script conservatively.
+func sedSafe(s string) bool {
+	for _, cmd := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == '\n' }) {
+		cmd = strings.TrimSpace(cmd)
+		if cmd == "" {
+			continue
+		}
+		// Strip a line address: N, $, N,M, /re/ is not supported (it may contain anything).
+		j := 0
+		for j < len(cmd) && (cmd[j] >= '0' && cmd[j] <= '9' || cmd[j] == '$' || cmd[j] == ',' || cmd[j] == '~' || cmd[j] == '!') {
+			j++
+		}
+		rest := strings.TrimSpace(cmd[j:])
+		switch {
+		case rest == "p" || rest == "d" || rest == "q" || rest == "n" || rest == "=" || rest == "P" || rest == "N" || rest == "":
+			continue
+		case len(rest) > 1 && rest[0] == 's':
+			d := rest[1]
+			if d == '\\' || d == '\n' || d == ' ' {
+				return false
+			}
+			parts := splitUnescaped(rest[2:], d)
+			if len(parts) != 3 {
+				return false
+			}
+			for _, f := range parts[2] {
+				if !(f == 'g' || f == 'p' || f == 'I' || f == 'i' || f >= '0' && f <= '9') {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// splitUnescaped splits s at unescaped occurrences of d.
+func splitUnescaped(s string, d byte) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == d {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// buildRunner reports build and script runners that execute recipes from workspace files the
+// agent can edit (B35): npm/pnpm/yarn/bun scripts, npx, make, just, tox, cargo build scripts …
+// They are at least ask even when an allow rule matches.
+func buildRunner(argv []string) (launchReason, bool) {
+	tool := path.Base(argv[0])
+	sub := ""
+	for _, a := range argv[1:] {
+		if !strings.HasPrefix(a, "-") {
+			sub = a
+			break
+		}
+	}
+	hit := func(what string) (launchReason, bool) {
+		return launchReason{rule: what, reason: what + " runs scripts from workspace files the agent can edit (package.json, Makefile …)"}, true
+	}
+	switch tool {
+	case "npm", "pnpm", "bun", "cnpm":
+		switch sub {
+		case "run", "run-script", "rum", "urn", "test", "t", "tst", "start", "stop", "restart", "exec", "x", "install", "i", "ci",
+			"add", "rebuild", "pack", "publish", "dlx", "create", "init", "update", "up", "link", "ln", "explore", "it", "install-test", "cit":
+			return hit(tool + " " + sub)
+		}
+	case "yarn":
+		switch sub {
+		case "info", "why", "list", "outdated", "help", "config", "licenses", "owner", "versions":
+		default:
+			if len(argv) == 2 && (argv[1] == "--version" || argv[1] == "-v") {
+				return launchReason{}, false
+			}
+			return hit("yarn " + sub)
+		}
+	case "npx", "pnpx", "bunx", "make", "gmake", "bmake", "just", "tox", "nox", "rake", "gradle", "gradlew", "mvn", "mvnw",
+		"ant", "ninja", "scons", "invoke", "task", "mage", "earthly", "bazel", "bazelisk", "meson", "pre-commit", "lefthook", "husky":
+		return hit(tool)
+	case "cargo":
+		switch sub {
+		case "build", "b", "run", "r", "test", "t", "check", "c", "bench", "install", "clippy", "doc", "d", "fix", "publish", "package", "xtask":
+			return hit("cargo " + sub)
+		}
+	case "go":
+		if sub == "generate" {
+			return hit("go generate")
+		}
+	case "uv", "poetry", "pipenv", "hatch", "pdm", "rye", "composer", "bundle":
+		switch sub {
+		case "run", "exec", "run-script", "install", "sync", "build":
+			return hit(tool + " " + sub)
+		}
+	case "pip", "pip3":
+		if sub == "install" {
+			return hit(tool + " install")
+		}
+	case "cmake":
+		for _, a := range argv[1:] {
+			if a == "--build" || a == "-P" {
+				return hit("cmake " + a)
+			}
+		}
+	case "dotnet":
+		switch sub {
+		case "run", "build", "test", "msbuild", "publish", "pack":
+			return hit("dotnet " + sub)
+		}
+	}
+	return launchReason{}, false
+}

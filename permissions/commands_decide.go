@@ -1,0 +1,163 @@
+package permissions
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// shellLineChars are the characters that make a `command` without args a shell line.
+const shellLineChars = " \t\n|&;<>()$`\\\"'*?[]{}~#=!"
+
+// isShellLine reports whether a command sent without args must be run as /bin/sh -c (it holds
+// whitespace or shell syntax; claude-agent-acp 0.17.1 sends whole lines, architecture.md
+// decision 2). A plain program name or path is executed directly.
+func isShellLine(s string) bool {
+	return strings.ContainsAny(s, shellLineChars)
+}
+
+// DecideCommand decides an ACP terminal/create request (policy.md c.3): it validates the
+// request, builds the child environment (denied agent variables → deny, naming them; unknown
+// ones → ask), makes the cwd real ("" → the session cwd; relative or outside the roots → deny,
+// B36), analyses the command as the kernel will run it (a shell line is parsed as POSIX sh,
+// sh/bash/zsh -c scripts recursively in their dialect, wrappers peeled) and matches every leaf
+// (deny > ask > allow; no rule → [policy] unmatched). Constructs that cannot be known statically
+// are at least ask; exceeding a budget is deny. Session grants turn leaves that are ask only
+// because unmatched into allow. In headless mode "ask" stays "ask" (the caller answers it).
+// The returned Decision holds what will run when allowed: Argv, Shell, Cwd, Env.
+func (e *Engine) DecideCommand(r CommandRequest) Decision {
+	p := e.cmds
+	rt := p.runtime(e.opts.Getenv)
+	d := Decision{OutputLimit: e.cfg.Policy.OutputByteLimit}
+	var req []finding // request-level findings, in the order they are reported
+
+	// 1. Validate; choose exec form or shell line.
+	bad := func(rule, reason string) { req = append(req, finding{verdict: Deny, rule: rule, reason: reason}) }
+	if strings.TrimSpace(r.Command) == "" {
+		bad("invalid request", "the command is empty")
+	}
+	if strings.IndexByte(r.Command, 0) >= 0 || strings.IndexByte(r.Cwd, 0) >= 0 {
+		bad("invalid request", "the command or cwd contains a NUL byte")
+	}
+	for i, a := range r.Args {
+		if strings.IndexByte(a, 0) >= 0 {
+			bad("invalid request", fmt.Sprintf("argument %d contains a NUL byte", i+1))
+		}
+	}
+	if len(r.Args) == 0 && isShellLine(r.Command) {
+		d.Argv, d.Shell = []string{"/bin/sh", "-c", r.Command}, true
+	} else {
+		d.Argv = append([]string{r.Command}, r.Args...)
+	}
+
+	// 2. Environment.
+	var envFs []finding
+	d.Env, d.EnvAdded, envFs = p.buildEnv(r.Env, rt)
+
+	// 3. cwd.
+	cwd := r.Cwd
+	if cwd == "" {
+		cwd = e.opts.Cwd
+	}
+	if cwd == "" && e.roots != nil && len(e.roots.List()) > 0 {
+		cwd = e.roots.List()[0]
+	}
+	switch {
+	case cwd == "":
+		bad("invalid cwd", "no cwd was given and the session has none")
+	case !filepath.IsAbs(cwd):
+		bad("invalid cwd", fmt.Sprintf("cwd %q is not an absolute path", cwd))
+	default:
+		real, _, err := e.roots.Resolve(cwd)
+		if err != nil {
+			bad("cwd outside roots", fmt.Sprintf("cwd: %v", err))
+			break
+		}
+		if st, err := os.Stat(real); err != nil || !st.IsDir() {
+			bad("invalid cwd", fmt.Sprintf("cwd %s is not an existing directory", real))
+			break
+		}
+		d.Cwd = real
+	}
+	req = append(req, envFs...)
+
+	// 4. Analysis.
+	judge := func(abs string, write bool) *finding {
+		var fd Decision
+		if write {
+			fd = e.DecideWrite(abs)
+		} else {
+			fd = e.DecideRead(abs)
+		}
+		if fd.Verdict == Allow || fd.Rule == "fs.read" || fd.Rule == "fs.write" {
+			return nil // inside a root, not protected, no deny glob
+		}
+		return &finding{verdict: fd.Verdict, rule: "redirect: " + fd.Rule, reason: fd.Reason, construct: "redirect to " + fd.Path}
+	}
+	a := newAnalyzer(p, d.Cwd, rt.home, judge)
+	a.run(staticWords(d.Argv), actx{lang: syntax.LangPOSIX})
+	p.finish(&d, a, req, rt, func(l Leaf) (string, bool) { return e.grants.Allows(r.Session, l) })
+	return d
+}
+
+// finish matches the analysed leaves, applies grants and aggregates everything into d: the
+// verdict is the strictest of the request findings, the budget, the leaves and the constructs;
+// Rule and Reason come from the first contributor with that verdict.
+func (p *commandPolicy) finish(d *Decision, a *analyzer, req []finding, rt *cmdRuntime, grant func(Leaf) (string, bool)) {
+	type contrib struct {
+		v            Verdict
+		rule, reason string
+	}
+	var all []contrib
+	for _, f := range req {
+		all = append(all, contrib{f.verdict, f.rule, f.reason})
+	}
+	if a.over != "" {
+		all = append(all, contrib{Deny, "budget", "over the analysis budget: " + a.over + " (fail closed)"})
+	}
+	seen := map[string]bool{}
+	addConstruct := func(c string) {
+		if c != "" && !seen[c] {
+			seen[c] = true
+			d.Constructs = append(d.Constructs, c)
+		}
+	}
+	d.Leaves = make([]Leaf, 0, len(a.leaves))
+	for i, l := range a.leaves {
+		res := p.decideLeaf(l, rt)
+		if res.grantable && grant != nil {
+			if id, ok := grant(res.Leaf); ok {
+				res.Verdict, res.Rule = Allow, "grant: "+id
+				res.Reason = "allowed by grant " + id + " (no rule covers it)"
+				if d.Grant == "" {
+					d.Grant = id
+				}
+			}
+		}
+		d.Leaves = append(d.Leaves, res.Leaf)
+		for _, c := range res.constructs {
+			addConstruct(c)
+		}
+		all = append(all, contrib{res.Verdict, res.Rule, fmt.Sprintf("leaf %d %s: %s", i+1, quoteArgv(res.Argv), res.Reason)})
+	}
+	for _, f := range a.notes {
+		if rank(f.verdict) >= rank(Ask) {
+			addConstruct(f.construct)
+		}
+		all = append(all, contrib{f.verdict, f.rule, f.reason})
+	}
+	if len(all) == 0 {
+		d.Verdict, d.Rule, d.Reason = Allow, "no commands", "the script runs no commands"
+		return
+	}
+	best := all[0]
+	for _, c := range all[1:] {
+		if rank(c.v) > rank(best.v) {
+			best = c
+		}
+	}
+	d.Verdict, d.Rule, d.Reason = best.v, best.rule, best.reason
+}

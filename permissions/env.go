@@ -1,0 +1,222 @@
+package permissions
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/acpterm/acpterm/config"
+)
+
+// The child environment is built by policy (policy.md c.3 step 2): a base taken from acpterm's
+// own environment (BaseEnvNames, PATH replaced by the policy PATH), plus the variables the agent
+// asked for that are allowed. An agent variable on the deny list makes the request deny, naming
+// it (B32–B34); one that is neither denied nor allowed makes it ask, naming it. Deny beats allow:
+// [policy.env] allow cannot re-admit a denied name.
+
+// BaseEnvNames are the variables copied from acpterm's own environment into every child
+// environment (when set). PATH is not among them: it is always the policy PATH.
+var BaseEnvNames = []string{
+	"HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE",
+	"LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "LC_MONETARY", "LC_PAPER", "LC_NAME", "LC_ADDRESS",
+	"LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION", "TZ", "TERM", "COLORTERM", "TMPDIR",
+	"XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+	"GOPATH", "GOCACHE", "GOMODCACHE", "GOROOT", "CARGO_HOME", "RUSTUP_HOME", "JAVA_HOME",
+}
+
+// BuiltinEnvAllow are variable-name globs the agent may always set: they only change colours,
+// locale, verbosity or "am I in CI" behaviour. [policy.env] allow extends the list.
+var BuiltinEnvAllow = []string{
+	"CI", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "COLORTERM", "TERM", "COLUMNS",
+	"LINES", "CLAUDECODE", "LANG", "LANGUAGE", "LC_*", "TZ", "RUST_BACKTRACE", "RUST_LOG", "NODE_ENV",
+	"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "DEBIAN_FRONTEND",
+}
+
+// ExtraEnvDeny extends config.BuiltinEnvDeny with more names that make an allowed program run
+// other code: exported bash functions, locale/loader module paths, JVM and Rust wrapper hooks,
+// npm config (script-shell), SHELL (used by make, editors and pagers to run commands), and the
+// XDG config dir (git and npm read their config from it).
+var ExtraEnvDeny = []string{
+	"BASH_FUNC_*", "LOCPATH", "NLSPATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+	"NPM_CONFIG_*", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER",
+	"SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "PERLLIB", "PERL5DB", "TERMINFO", "GCONV_*",
+}
+
+// defaultPolicyPath is used when acpterm's own PATH yields no usable directory.
+var defaultPolicyPath = []string{"/usr/local/go/bin", "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+
+// envPolicy is the compiled [policy.env] table.
+type envPolicy struct {
+	deny  []string
+	allow []string
+}
+
+func compileEnvPolicy(e config.Env) (*envPolicy, error) {
+	p := &envPolicy{}
+	add := func(dst *[]string, key string, globs []string) error {
+		for i, g := range globs {
+			if _, err := path.Match(g, "X"); err != nil || g == "" {
+				return fmt.Errorf("%s[%d]: %q is not a valid variable-name glob", key, i, g)
+			}
+			dup := false
+			for _, h := range *dst {
+				if h == g {
+					dup = true
+				}
+			}
+			if !dup {
+				*dst = append(*dst, g)
+			}
+		}
+		return nil
+	}
+	if err := add(&p.deny, "built-in env deny", config.BuiltinEnvDeny); err != nil {
+		return nil, err
+	}
+	if err := add(&p.deny, "built-in env deny", ExtraEnvDeny); err != nil {
+		return nil, err
+	}
+	if err := add(&p.deny, "policy.env.deny", e.Deny); err != nil {
+		return nil, err
+	}
+	if err := add(&p.allow, "built-in env allow", BuiltinEnvAllow); err != nil {
+		return nil, err
+	}
+	if err := add(&p.allow, "policy.env.allow", e.Allow); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// denied returns the deny glob matching name. Matching ignores case (npm reads npm_config_* and
+// NPM_CONFIG_* alike), which only makes the deny list wider.
+func (p *envPolicy) denied(name string) (string, bool) {
+	if p == nil {
+		return "", false
+	}
+	up := strings.ToUpper(name)
+	for _, g := range p.deny {
+		if ok, _ := path.Match(strings.ToUpper(g), up); ok {
+			return g, true
+		}
+	}
+	return "", false
+}
+
+// allowed returns the allow glob matching name (case-sensitive).
+func (p *envPolicy) allowed(name string) (string, bool) {
+	for _, g := range p.allow {
+		if ok, _ := path.Match(g, name); ok {
+			return g, true
+		}
+	}
+	return "", false
+}
+
+// validEnvName reports a portable variable name: [A-Za-z_][A-Za-z0-9_]*.
+func validEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+type envKV struct{ k, v string }
+
+// buildRuntime derives the policy PATH, HOME and the base environment from getenv.
+//
+// The policy PATH is acpterm's own PATH with every entry dropped that is relative, missing, not
+// a directory, world-writable, or (after resolving symlinks) inside a root — so the agent cannot
+// plant a program that a bare name resolves to (B32). If nothing is left, defaultPolicyPath
+// (filtered the same way) is used.
+func (p *commandPolicy) buildRuntime(getenv func(string) string) *cmdRuntime {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	rt := &cmdRuntime{getenv: getenv, home: getenv("HOME")}
+	filter := func(dirs []string) []string {
+		var out []string
+		seen := map[string]bool{}
+		for _, d := range dirs {
+			if d == "" || !filepath.IsAbs(d) {
+				continue
+			}
+			d = filepath.Clean(d)
+			real, err := filepath.EvalSymlinks(d)
+			if err != nil {
+				continue
+			}
+			st, err := os.Stat(real)
+			if err != nil || !st.IsDir() || st.Mode().Perm()&0o002 != 0 {
+				continue
+			}
+			if p.roots != nil && p.roots.Contains(real) {
+				continue
+			}
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	rt.pathDirs = filter(filepath.SplitList(getenv("PATH")))
+	if len(rt.pathDirs) == 0 {
+		rt.pathDirs = filter(defaultPolicyPath)
+	}
+	for _, n := range BaseEnvNames {
+		if v := getenv(n); v != "" {
+			rt.base = append(rt.base, envKV{n, v})
+		}
+	}
+	rt.base = append(rt.base, envKV{"PATH", strings.Join(rt.pathDirs, string(filepath.ListSeparator))})
+	return rt
+}
+
+// buildEnv builds the child environment for agent variables vars and returns the findings that
+// raise the verdict (denied or unknown names). env is "K=V" with later duplicates removed in
+// favour of the agent's value; added lists the agent's names in request order, once each.
+func (p *commandPolicy) buildEnv(vars []EnvVar, rt *cmdRuntime) (env, added []string, fs []finding) {
+	kv := append([]envKV(nil), rt.base...)
+	seen := map[string]bool{}
+	for _, v := range vars {
+		switch {
+		case !validEnvName(v.Name):
+			fs = append(fs, finding{verdict: Deny, rule: "env: invalid name", reason: fmt.Sprintf("environment variable name %q is not valid ([A-Za-z_][A-Za-z0-9_]*)", v.Name)})
+			continue
+		case strings.IndexByte(v.Value, 0) >= 0:
+			fs = append(fs, finding{verdict: Deny, rule: "env: invalid value", reason: fmt.Sprintf("environment variable %s contains a NUL byte", v.Name)})
+			continue
+		}
+		if g, ok := p.env.denied(v.Name); ok {
+			fs = append(fs, finding{verdict: Deny, rule: "env deny: " + g, reason: fmt.Sprintf("the agent sets %s, which is on the env deny list (%s): it can make an allowed program run other code", v.Name, g)})
+			continue
+		}
+		if _, ok := p.env.allowed(v.Name); !ok {
+			fs = append(fs, finding{verdict: Ask, rule: "env: not allowed", reason: fmt.Sprintf("the agent sets %s, which is not on the env allow list ([policy.env] allow)", v.Name)})
+		}
+		for i := range kv {
+			if kv[i].k == v.Name {
+				kv = append(kv[:i], kv[i+1:]...)
+				break
+			}
+		}
+		kv = append(kv, envKV{v.Name, v.Value})
+		if !seen[v.Name] {
+			seen[v.Name] = true
+			added = append(added, v.Name)
+		}
+	}
+	env = make([]string, len(kv))
+	for i, e := range kv {
+		env[i] = e.k + "=" + e.v
+	}
+	return env, added, fs
+}

@@ -1,0 +1,1031 @@
+package permissions
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Analysis budgets (policy.md c.2 [defaults], c.4 "No caps that downgrade"): exceeding any of them
+// makes the whole request deny, never ask (B25, B41).
+const (
+	// MaxScriptBytes is the largest total size, in bytes, of shell text analysed for one request
+	// (the top-level line plus every nested -c/eval/watch script).
+	MaxScriptBytes = 64 << 10
+	// MaxLeaves is the largest number of simple commands (leaves) one request may contain.
+	MaxLeaves = 256
+	// MaxNesting is the deepest nesting of re-parsed scripts (sh -c inside sh -c, eval),
+	// command/process substitutions and subshells.
+	MaxNesting = 6
+	// MaxWrappers is the longest wrapper chain (timeout nice env …) in front of one command.
+	MaxWrappers = 16
+)
+
+// finding is one thing the analysis noticed that sets a minimum verdict: a shell construct
+// (command substitution, background process, redirect) or a request-level problem.
+type finding struct {
+	verdict   Verdict
+	rule      string // e.g. "construct: command substitution"
+	reason    string // one line naming what was found
+	construct string // short name for Decision.Constructs ("" = not a construct)
+}
+
+// rawLeaf is a simple command found by the analysis, before rule matching.
+type rawLeaf struct {
+	argv     []string   // static words; DynamicWord for words only known at run time
+	via      []string   // wrapper chain, outermost first
+	wrappers [][]string // argv of each wrapper in via (checked against deny/ask rules)
+	shell    bool       // runs inside a shell script (shell builtins and functions apply)
+	cwd      cwdState   // effective working directory candidates
+	notes    []finding  // leaf-specific findings added by the analysis (e.g. "find -exec")
+	maybe    bool       // the leaf's position was guessed (e.g. after a dynamic wrapper option)
+}
+
+// cwdState is the set of directories a command may run in. A `cd` adds its target (the old
+// directory is kept: the cd may fail and later commands still run), so checks made against every
+// candidate are conservative (B27). unknown is set after a cd whose target is dynamic.
+type cwdState struct {
+	dirs    []string
+	unknown bool
+}
+
+func (c cwdState) with(dirs []string, unknown bool) cwdState {
+	out := cwdState{unknown: c.unknown || unknown}
+	out.dirs = append(out.dirs, c.dirs...)
+	for _, d := range dirs {
+		dup := false
+		for _, e := range out.dirs {
+			if e == d {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out.dirs = append(out.dirs, d)
+		}
+	}
+	if len(out.dirs) > 8 { // keep the set small; beyond that, later relative paths are unknown
+		out.dirs = out.dirs[:8]
+		out.unknown = true
+	}
+	return out
+}
+
+// actx is the context a command is analysed in.
+type actx struct {
+	via      []string
+	wrappers [][]string
+	depth    int // nesting of re-parsed scripts, substitutions and subshells
+	lang     syntax.LangVariant
+	shell    bool // inside a parsed shell script
+	maybe    bool
+	notes    []finding // findings every leaf under this context carries (sudo, xargs, find -exec)
+}
+
+func (c actx) nest(label string) actx {
+	c.depth++
+	if label != "" {
+		c.via = append(append([]string(nil), c.via...), label)
+	}
+	return c
+}
+
+// withNote returns c with f added to the findings of every leaf analysed under it.
+func (c actx) withNote(f finding) actx {
+	c.notes = append(append([]finding(nil), c.notes...), f)
+	return c
+}
+
+func (c actx) wrap(label string, argv []string) actx {
+	c.via = append(append([]string(nil), c.via...), label)
+	c.wrappers = append(append([][]string(nil), c.wrappers...), argv)
+	return c
+}
+
+// wv is one analysed word: its static value, or dyn when only the shell can know it.
+type wv struct {
+	s   string
+	dyn bool
+}
+
+func (w wv) String() string {
+	if w.dyn {
+		return DynamicWord
+	}
+	return w.s
+}
+
+func wvStrings(ws []wv) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.String()
+	}
+	return out
+}
+
+func staticWords(ss []string) []wv {
+	out := make([]wv, len(ss))
+	for i, s := range ss {
+		out[i] = wv{s: s}
+	}
+	return out
+}
+
+// analyzer walks one request's commands and collects leaves and findings.
+type analyzer struct {
+	pol      *commandPolicy
+	home     string                       // HOME of the child environment (tilde expansion)
+	judge    func(abs string, write bool) *finding // path check for redirect targets; nil = fine
+	leaves   []*rawLeaf
+	notes    []finding
+	bytes    int
+	over     string // budget overrun ("" = none); makes the decision deny
+	cwd      cwdState
+	funcs    map[string]bool
+	fieldCfg *expand.Config
+}
+
+func newAnalyzer(pol *commandPolicy, cwd, home string, judge func(string, bool) *finding) *analyzer {
+	a := &analyzer{pol: pol, home: home, judge: judge}
+	if cwd != "" {
+		a.cwd.dirs = []string{cwd}
+	} else {
+		a.cwd.unknown = true
+	}
+	env := []string{}
+	if home != "" {
+		env = append(env, "HOME="+home)
+	}
+	a.fieldCfg = &expand.Config{Env: expand.ListEnviron(env...)}
+	return a
+}
+
+func (a *analyzer) note(v Verdict, construct, reason string) {
+	a.notes = append(a.notes, finding{verdict: v, rule: "construct: " + construct, reason: reason, construct: construct})
+}
+
+func (a *analyzer) overBudget(why string) {
+	if a.over == "" {
+		a.over = why
+	}
+}
+
+// langName names a dialect for messages.
+func langName(l syntax.LangVariant) string {
+	switch l {
+	case syntax.LangPOSIX:
+		return "POSIX sh"
+	case syntax.LangZsh:
+		return "zsh"
+	case syntax.LangMirBSDKorn:
+		return "mksh"
+	default:
+		return "bash"
+	}
+}
+
+// controlChar returns the first character in s that a shell and the parser may disagree on:
+// C0 controls other than tab and newline, DEL, C1 controls, and invalid UTF-8 (B40).
+func controlChar(s string) (rune, bool) {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return rune(s[i]), true
+		}
+		if (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 {
+			return r, true
+		}
+		i += n
+	}
+	return 0, false
+}
+
+// script parses src in dialect lang and analyses every command in it.
+func (a *analyzer) script(src string, c actx) {
+	if a.over != "" {
+		return
+	}
+	a.bytes += len(src)
+	if a.bytes > MaxScriptBytes {
+		a.overBudget(fmt.Sprintf("shell text is larger than %d bytes", MaxScriptBytes))
+		return
+	}
+	if c.depth > MaxNesting {
+		a.overBudget(fmt.Sprintf("shell nesting is deeper than %d levels", MaxNesting))
+		return
+	}
+	if r, bad := controlChar(src); bad {
+		a.note(Ask, "control character", fmt.Sprintf("script contains control character %U; the shell and the parser may split it differently", r))
+	}
+	f, err := syntax.NewParser(syntax.Variant(c.lang)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		a.note(Ask, "unparsable script", fmt.Sprintf("script does not parse as %s (%v); it cannot be analysed", langName(c.lang), err))
+		return
+	}
+	c.shell = true
+	a.stmts(f.Stmts, c)
+}
+
+func (a *analyzer) stmts(list []*syntax.Stmt, c actx) {
+	for _, s := range list {
+		if a.over != "" {
+			return
+		}
+		a.stmt(s, c)
+	}
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt, c actx) {
+	if s == nil {
+		return
+	}
+	if s.Background || s.Disown {
+		a.note(Ask, "background process", "a command runs in the background (&) and may outlive the terminal")
+	}
+	if s.Coprocess {
+		a.note(Ask, "coprocess", "a coprocess (|&) runs in the background")
+	}
+	for _, r := range s.Redirs {
+		a.redirect(r, c)
+	}
+	a.command(s.Cmd, c)
+}
+
+func (a *analyzer) command(cmd syntax.Command, c actx) {
+	switch x := cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		exported := len(x.Args) > 0
+		for _, as := range x.Assigns {
+			a.assign(as, c, exported)
+		}
+		if len(x.Args) == 0 {
+			return
+		}
+		a.run(a.words(x.Args, c), c)
+	case *syntax.BinaryCmd:
+		a.stmt(x.X, c)
+		a.stmt(x.Y, c)
+	case *syntax.Block:
+		a.stmts(x.Stmts, c)
+	case *syntax.Subshell:
+		a.stmts(x.Stmts, a.deeper(c, ""))
+	case *syntax.IfClause:
+		for ic := x; ic != nil; ic = ic.Else {
+			a.stmts(ic.Cond, c)
+			a.stmts(ic.Then, c)
+		}
+	case *syntax.WhileClause:
+		a.stmts(x.Cond, c)
+		a.stmts(x.Do, c)
+	case *syntax.ForClause:
+		switch l := x.Loop.(type) {
+		case *syntax.WordIter:
+			if l.Name != nil {
+				a.varName(l.Name.Value, "for loop variable")
+			}
+			for _, w := range l.Items {
+				a.scan(w, c)
+			}
+		case *syntax.CStyleLoop:
+			a.arith(l.Init, c)
+			a.arith(l.Cond, c)
+			a.arith(l.Post, c)
+		}
+		a.stmts(x.Do, c)
+	case *syntax.CaseClause:
+		a.scan(x.Word, c)
+		for _, it := range x.Items {
+			for _, p := range it.Patterns {
+				a.scan(p, c)
+			}
+			a.stmts(it.Stmts, c)
+		}
+	case *syntax.FuncDecl:
+		names := []string{}
+		if x.Name != nil {
+			names = append(names, x.Name.Value)
+		}
+		for _, n := range x.Names {
+			names = append(names, n.Value)
+		}
+		if a.funcs == nil {
+			a.funcs = map[string]bool{}
+		}
+		for _, n := range names {
+			a.funcs[n] = true
+		}
+		a.note(Ask, "function definition", fmt.Sprintf("defines shell function %s, which shadows a command name; its body is analysed", strings.Join(names, ", ")))
+		a.stmt(x.Body, c)
+	case *syntax.ArithmCmd:
+		a.arith(x.X, c)
+	case *syntax.LetClause:
+		a.note(Ask, "arithmetic evaluation", "let evaluates arithmetic, which can run commands through array subscripts")
+		for _, e := range x.Exprs {
+			a.scan(e, c)
+		}
+	case *syntax.TestClause:
+		a.test(x.X, c)
+	case *syntax.DeclClause:
+		a.decl(x, c)
+	case *syntax.TimeClause:
+		a.stmt(x.Stmt, c)
+	case *syntax.CoprocClause:
+		a.note(Ask, "coprocess", "coproc runs a command in the background")
+		a.stmt(x.Stmt, c)
+	case *syntax.TestDecl:
+		a.note(Ask, "test declaration", "bats @test blocks are not run by a plain shell")
+		a.stmt(x.Body, c)
+	default:
+		a.note(Ask, "unknown construct", fmt.Sprintf("shell construct %T is not analysed", cmd))
+	}
+}
+
+// deeper returns c one nesting level down, or records a budget overrun.
+func (a *analyzer) deeper(c actx, label string) actx {
+	c = c.nest(label)
+	if c.depth > MaxNesting {
+		a.overBudget(fmt.Sprintf("shell nesting is deeper than %d levels", MaxNesting))
+	}
+	return c
+}
+
+// assign checks one assignment: its name against the env deny list, its value for substitutions.
+func (a *analyzer) assign(as *syntax.Assign, c actx, exported bool) {
+	if as.Name != nil {
+		a.varName(as.Name.Value, "assignment")
+		if as.Index != nil {
+			a.arith(as.Index, c)
+		}
+	} else if as.Naked && as.Value != nil {
+		// declare "$x": the word itself may expand to NAME=VALUE or an option.
+		if s, ok := a.static(as.Value, c); ok {
+			if i := strings.IndexByte(s, '='); i > 0 {
+				a.varName(s[:i], "assignment")
+			} else if !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "+") {
+				a.varName(s, "declaration")
+			}
+		} else {
+			a.note(Ask, "dynamic declaration", "a declare/export argument is only known at run time")
+		}
+	}
+	if as.Value != nil {
+		a.scan(as.Value, c)
+	}
+	if as.Array != nil {
+		for _, el := range as.Array.Elems {
+			if el.Index != nil {
+				a.arith(el.Index, c)
+			}
+			if el.Value != nil {
+				a.scan(el.Value, c)
+			}
+		}
+	}
+	_ = exported
+}
+
+// varName denies setting a variable that is on the env deny list inside a script: PATH=… git,
+// export LD_PRELOAD=…, read PATH (B32–B34 by another route). IFS is exempt: assigning it only
+// changes how unquoted expansions split, and those words are dynamic anyway.
+func (a *analyzer) varName(name, what string) {
+	if name == "IFS" {
+		return
+	}
+	if pat, ok := a.pol.env.denied(name); ok {
+		a.notes = append(a.notes, finding{
+			verdict:   Deny,
+			rule:      "env deny: " + pat,
+			reason:    fmt.Sprintf("script sets %s (%s), which is on the env deny list (%s)", name, what, pat),
+			construct: "sets " + name,
+		})
+	}
+}
+
+func (a *analyzer) decl(x *syntax.DeclClause, c actx) {
+	for _, as := range x.Args {
+		a.assign(as, c, true)
+	}
+}
+
+// test analyses a [[ ]] expression: substitutions inside run (B29), and arithmetic comparisons or
+// -v on non-literal operands evaluate array subscripts, which can run commands.
+func (a *analyzer) test(e syntax.TestExpr, c actx) {
+	switch x := e.(type) {
+	case *syntax.BinaryTest:
+		switch x.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+			if !a.numericTest(x.X) || !a.numericTest(x.Y) {
+				a.note(Ask, "arithmetic evaluation", "[[ … -eq … ]] evaluates its operands as arithmetic, which can run commands through array subscripts")
+			}
+		}
+		a.test(x.X, c)
+		a.test(x.Y, c)
+	case *syntax.UnaryTest:
+		if x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar {
+			a.note(Ask, "arithmetic evaluation", "[[ -v … ]] evaluates array subscripts, which can run commands")
+		}
+		a.test(x.X, c)
+	case *syntax.ParenTest:
+		a.test(x.X, c)
+	case *syntax.Word:
+		a.scan(x, c)
+	}
+}
+
+func (a *analyzer) numericTest(e syntax.TestExpr) bool {
+	w, ok := e.(*syntax.Word)
+	if !ok {
+		return false
+	}
+	lit := w.Lit()
+	if lit == "" {
+		return false
+	}
+	for _, r := range lit {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// arith analyses an arithmetic expression. Arithmetic on anything but number literals is at least
+// ask: bash evaluates variable values recursively and array subscripts inside them can run
+// commands (x='a[$(id)]'; echo $((x))).
+func (a *analyzer) arith(e syntax.ArithmExpr, c actx) {
+	if e == nil {
+		return
+	}
+	if !arithLiteral(e) {
+		a.note(Ask, "arithmetic evaluation", "arithmetic on variables can run commands through array subscripts")
+	}
+	a.scan(e, c)
+}
+
+func arithLiteral(e syntax.ArithmExpr) bool {
+	ok := true
+	syntax.Walk(e, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Word:
+			lit := x.Lit()
+			if lit == "" {
+				ok = false
+				return false
+			}
+			for _, r := range lit {
+				if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || r == 'x' || r == 'X' || r == '#') {
+					ok = false
+				}
+			}
+			if lit[0] < '0' || lit[0] > '9' {
+				ok = false
+			}
+			return false
+		}
+		return ok
+	})
+	return ok
+}
+
+// scan walks a node (word, expression) for the parts that run code or are evaluated: command
+// and process substitutions (analysed as nested scripts, B04, B28), arithmetic, and parameter
+// expansions that evaluate (${x@P}, zsh ${(e)x}, subscripts).
+func (a *analyzer) scan(n syntax.Node, c actx) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if a.over != "" {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			name := "$(…)"
+			if x.Backquotes {
+				name = "`…`"
+			}
+			a.note(Ask, "command substitution", "command substitution "+name+" runs a command whose output becomes words")
+			a.stmts(x.Stmts, a.deeper(c, name))
+			return false
+		case *syntax.ProcSubst:
+			a.note(Ask, "process substitution", "process substitution <(…)/>(…) runs a command")
+			a.stmts(x.Stmts, a.deeper(c, "<(…)"))
+			return false
+		case *syntax.ArithmExp:
+			if !arithLiteral(x.X) {
+				a.note(Ask, "arithmetic evaluation", "arithmetic expansion on variables can run commands through array subscripts")
+			}
+		case *syntax.ParamExp:
+			a.param(x)
+		}
+		return true
+	})
+}
+
+func (a *analyzer) param(x *syntax.ParamExp) {
+	if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && strings.ContainsAny(x.Exp.Word.Lit(), "P") {
+		a.note(Ask, "prompt expansion", "${var@P} expands the value like a prompt, which runs command substitutions in it")
+	}
+	if x.Flags != nil && strings.ContainsAny(x.Flags.Value, "e") {
+		a.note(Ask, "eval expansion", "zsh ${(e)…} evaluates the value, which runs command substitutions in it")
+	}
+	if x.Index != nil {
+		if w, ok := x.Index.(*syntax.Word); ok {
+			switch lit := w.Lit(); {
+			case lit == "@" || lit == "*":
+				return
+			case lit != "" && arithLiteral(w):
+				return
+			}
+			if len(w.Parts) == 1 {
+				switch w.Parts[0].(type) {
+				case *syntax.SglQuoted:
+					return
+				}
+			}
+		}
+		a.note(Ask, "arithmetic evaluation", "an array subscript is evaluated as arithmetic, which can run commands")
+	}
+	if x.Slice != nil {
+		if (x.Slice.Offset != nil && !arithLiteral(x.Slice.Offset)) || (x.Slice.Length != nil && !arithLiteral(x.Slice.Length)) {
+			a.note(Ask, "arithmetic evaluation", "a ${var:offset:length} slice is evaluated as arithmetic, which can run commands")
+		}
+	}
+}
+
+// words analyses the words of a simple command: substitutions are walked, and each word gets its
+// static value (after quote removal, like the shell) or is marked dynamic.
+func (a *analyzer) words(ws []*syntax.Word, c actx) []wv {
+	out := make([]wv, 0, len(ws))
+	for _, w := range ws {
+		a.scan(w, c)
+		if s, ok := a.static(w, c); ok {
+			out = append(out, wv{s: s})
+		} else {
+			out = append(out, wv{dyn: true})
+		}
+	}
+	return out
+}
+
+// static returns the value of w after the shell's expansions when it is known without running
+// anything: exactly one field with no parameter, command, arithmetic or process expansion, no
+// unquoted glob characters, no brace expansion and at most a leading ~ or ~/ (policy.md c.4).
+// Quote and backslash removal use expand.Fields, which matches bash (`\rm` → rm, `-\exec` → -exec).
+func (a *analyzer) static(w *syntax.Word, c actx) (string, bool) {
+	if w == nil || len(w.Parts) == 0 {
+		return "", false
+	}
+	for i, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			if unquotedGlob(x.Value) {
+				return "", false
+			}
+			if i == 0 && strings.HasPrefix(x.Value, "~") {
+				// Only ~ and ~/… expand to the (policy-built) HOME; ~user, ~+, ~- are dynamic.
+				rest := x.Value[1:]
+				if (rest != "" && rest[0] != '/') || (rest == "" && len(w.Parts) > 1) || a.home == "" {
+					return "", false
+				}
+			}
+			if i == 0 && c.lang == syntax.LangZsh && strings.HasPrefix(x.Value, "=") {
+				return "", false // zsh =cmd expands to a path
+			}
+			if c.lang != syntax.LangPOSIX && strings.Contains(x.Value, "{") {
+				if syntax.SplitBraces(&syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: x.Value}}}) {
+					return "", false
+				}
+			}
+		case *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			if x.Dollar {
+				return "", false
+			}
+			for _, q := range x.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return "", false
+				}
+			}
+		default:
+			return "", false
+		}
+	}
+	if c.lang != syntax.LangPOSIX && len(w.Parts) > 1 {
+		// braces split across quoted parts: {a,'b'} is still a brace expansion in bash.
+		cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+		if syntax.SplitBraces(cp) {
+			return "", false
+		}
+	}
+	fields, err := expand.Fields(a.fieldCfg, w)
+	if err != nil || len(fields) != 1 {
+		return "", false
+	}
+	return fields[0], true
+}
+
+// unquotedGlob reports an unescaped * ? or [ in an unquoted literal.
+func unquotedGlob(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return true
+		}
+	}
+	return false
+}
+
+// redirect checks one redirection: here-documents are scanned for substitutions; file targets
+// are checked like file accesses (policy.md c.3 step 7): a static target inside a root and not
+// protected is fine, outside the roots or protected is deny, a dynamic target is ask.
+func (a *analyzer) redirect(r *syntax.Redirect, c actx) {
+	if r.Hdoc != nil {
+		a.scan(r.Hdoc, c)
+	}
+	if r.Word == nil {
+		return
+	}
+	a.scan(r.Word, c)
+	write := true
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return
+	case syntax.RdrIn:
+		write = false
+	case syntax.DplIn, syntax.DplOut:
+		s, ok := a.static(r.Word, c)
+		if ok && (s == "-" || isDigits(s)) {
+			return // fd duplication or close
+		}
+		if r.Op == syntax.DplIn {
+			write = false
+		}
+	}
+	s, ok := a.static(r.Word, c)
+	if !ok {
+		a.note(Ask, "dynamic redirect", fmt.Sprintf("redirect %s to a target only known at run time", r.Op))
+		return
+	}
+	a.checkPath(s, write, "redirect "+r.Op.String()+" "+s)
+}
+
+// checkPath resolves a path used by a command (redirect target, time -o FILE) against every
+// candidate cwd and records a finding when it is not fine.
+func (a *analyzer) checkPath(p string, write bool, what string) {
+	if isHarmlessDevice(p) {
+		return
+	}
+	var abs []string
+	if filepath.IsAbs(p) {
+		abs = []string{filepath.Clean(p)}
+	} else {
+		if a.cwd.unknown {
+			a.note(Ask, "unknown directory", what+": relative to a directory only known at run time")
+		}
+		for _, d := range a.cwd.dirs {
+			abs = append(abs, filepath.Join(d, p))
+		}
+	}
+	if a.judge == nil {
+		return
+	}
+	for _, q := range abs {
+		if f := a.judge(q, write); f != nil {
+			f.reason = what + ": " + f.reason
+			a.notes = append(a.notes, *f)
+		}
+	}
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isHarmlessDevice reports device paths a redirect may always use.
+func isHarmlessDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/zero", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/random", "/dev/urandom":
+		return true
+	}
+	if rest, ok := strings.CutPrefix(p, "/dev/fd/"); ok && isDigits(rest) {
+		return true
+	}
+	return false
+}
+
+// run analyses one command given as words: shell builtins, wrappers and shells are peeled and
+// their inner commands analysed; anything else becomes a leaf.
+func (a *analyzer) run(words []wv, c actx) {
+	if a.over != "" || len(words) == 0 {
+		return
+	}
+	if len(c.wrappers) > MaxWrappers {
+		a.overBudget(fmt.Sprintf("more than %d wrappers in front of one command", MaxWrappers))
+		return
+	}
+	h := words[0]
+	if h.dyn {
+		a.leaf(words, c)
+		return
+	}
+	name := h.s
+	if strings.Contains(name, "/") && a.pol.workspaceProgram(name, a.cwd) {
+		a.leaf(words, c) // a workspace executable named like a wrapper is not that wrapper
+		return
+	}
+	if c.shell && !strings.Contains(name, "/") {
+		if a.funcs[name] {
+			a.leaf(words, c) // calls a function defined in the script (body analysed already)
+			return
+		}
+		if a.builtin(name, words, c) {
+			return
+		}
+	}
+	base := path.Base(name)
+	if w, ok := wrapperTable[base]; ok {
+		w(a, words, c)
+		return
+	}
+	if d, ok := shellDialects[base]; ok {
+		a.shellCmd(words, d, c)
+		return
+	}
+	a.leaf(words, c)
+}
+
+// leaf records a simple command.
+func (a *analyzer) leaf(words []wv, c actx, notes ...finding) *rawLeaf {
+	if len(a.leaves) >= MaxLeaves {
+		a.overBudget(fmt.Sprintf("more than %d simple commands", MaxLeaves))
+		return &rawLeaf{}
+	}
+	all := append(append([]finding(nil), c.notes...), notes...)
+	l := &rawLeaf{argv: wvStrings(words), via: c.via, wrappers: c.wrappers, shell: c.shell, cwd: a.cwd, notes: all, maybe: c.maybe}
+	a.leaves = append(a.leaves, l)
+	return l
+}
+
+// builtin handles shell builtins that change how later commands are analysed (cd, eval, source,
+// exec, command, trap, read …). It reports whether words were fully handled.
+func (a *analyzer) builtin(name string, words []wv, c actx) bool {
+	switch name {
+	case "cd", "pushd", "chdir":
+		a.leaf(words, c)
+		a.cd(words[1:])
+		return true
+	case "popd":
+		a.leaf(words, c)
+		a.cwd.unknown = true
+		return true
+	case "eval":
+		a.note(Ask, "eval", "eval runs a string as shell code")
+		var parts []string
+		for _, w := range words[1:] {
+			if w.dyn {
+				a.note(Ask, "eval", "eval of a string only known at run time cannot be analysed")
+				return true
+			}
+			parts = append(parts, w.s)
+		}
+		a.script(strings.Join(parts, " "), a.deeper(c, "eval"))
+		return true
+	case "trap":
+		// trap [-lp] [[ACTION] SIGNAL…]: ACTION is shell code run later.
+		args := words[1:]
+		if len(args) > 0 && !args[0].dyn && strings.HasPrefix(args[0].s, "-") && args[0].s != "-" && args[0].s != "--" {
+			a.leaf(words, c)
+			return true
+		}
+		if len(args) > 0 && !args[0].dyn && args[0].s == "--" {
+			args = args[1:]
+		}
+		if len(args) >= 2 {
+			a.note(Ask, "trap", "trap installs shell code that runs on a signal or exit")
+			if args[0].dyn {
+				a.note(Ask, "trap", "trap action only known at run time cannot be analysed")
+			} else if args[0].s != "-" && args[0].s != "" {
+				a.script(args[0].s, a.deeper(c, "trap"))
+			}
+			return true
+		}
+		a.leaf(words, c)
+		return true
+	case "exec":
+		inner := peelOptions(words, wrapSpec{value: "a"})
+		if inner.dyn >= 0 {
+			a.dynWrapper(words, inner.dyn, c)
+			return true
+		}
+		if inner.cmd >= len(words) {
+			return true // exec with only redirects
+		}
+		a.run(words[inner.cmd:], c.wrap("exec", wvStrings(words[:inner.cmd])))
+		return true
+	case "command":
+		inner := peelOptions(words, wrapSpec{})
+		if inner.dyn >= 0 {
+			a.dynWrapper(words, inner.dyn, c)
+			return true
+		}
+		for _, w := range words[1:inner.cmd] {
+			if w.s == "-v" || w.s == "-V" || (strings.HasPrefix(w.s, "-") && strings.ContainsAny(w.s, "vV")) {
+				a.leaf(words, c) // command -v NAME only looks a name up
+				return true
+			}
+		}
+		if inner.cmd >= len(words) {
+			a.leaf(words, c)
+			return true
+		}
+		inC := c.wrap("command", wvStrings(words[:inner.cmd]))
+		inC.shell = false // command skips functions (builtins still apply, but none are special)
+		a.run(words[inner.cmd:], inC)
+		return true
+	case "builtin":
+		if len(words) > 1 {
+			a.run(words[1:], c.wrap("builtin", []string{"builtin"}))
+		}
+		return true
+	case "source", ".":
+		a.leaf(words, c, finding{verdict: Ask, rule: "construct: source", reason: name + " runs a script file in this shell; its content is not analysed", construct: "source"})
+		return true
+	case "export", "readonly", "local", "declare", "typeset", "nameref":
+		for _, w := range words[1:] {
+			if w.dyn {
+				a.note(Ask, "dynamic declaration", name+" with an argument only known at run time")
+				continue
+			}
+			if strings.HasPrefix(w.s, "-") || strings.HasPrefix(w.s, "+") {
+				continue
+			}
+			n := w.s
+			if i := strings.IndexByte(n, '='); i >= 0 {
+				n = n[:i]
+			}
+			n = strings.TrimSuffix(n, "+")
+			if i := strings.IndexByte(n, '['); i >= 0 {
+				n = n[:i]
+			}
+			a.varName(n, name)
+		}
+		a.leaf(words, c)
+		return true
+	case "read", "mapfile", "readarray", "getopts":
+		for _, w := range words[1:] {
+			if !w.dyn {
+				a.varName(w.s, name)
+			}
+		}
+		a.leaf(words, c)
+		return true
+	case "printf":
+		for i := 1; i+1 < len(words); i++ {
+			if !words[i].dyn && words[i].s == "-v" && !words[i+1].dyn {
+				a.varName(words[i+1].s, "printf -v")
+			}
+		}
+		a.leaf(words, c)
+		return true
+	}
+	return false
+}
+
+// cd records the new candidate working directories after cd/pushd (B27).
+func (a *analyzer) cd(args []wv) {
+	var target *wv
+	for i := range args {
+		w := args[i]
+		if !w.dyn && (w.s == "-L" || w.s == "-P" || w.s == "-e" || w.s == "-@") {
+			continue
+		}
+		if !w.dyn && w.s == "--" {
+			if i+1 < len(args) {
+				target = &args[i+1]
+			}
+			break
+		}
+		target = &args[i]
+		break
+	}
+	if target == nil {
+		if a.home == "" {
+			a.cwd = a.cwd.with(nil, true)
+			return
+		}
+		a.cwd = a.cwd.with([]string{a.home}, false)
+		return
+	}
+	if target.dyn || target.s == "-" || strings.HasPrefix(target.s, "+") || strings.HasPrefix(target.s, "-") {
+		a.cwd = a.cwd.with(nil, true)
+		return
+	}
+	if filepath.IsAbs(target.s) {
+		a.cwd = a.cwd.with([]string{filepath.Clean(target.s)}, false)
+		return
+	}
+	var dirs []string
+	for _, d := range a.cwd.dirs {
+		dirs = append(dirs, filepath.Join(d, target.s))
+	}
+	a.cwd = a.cwd.with(dirs, false)
+}
+
+// dynWrapper handles a wrapper whose option/command position holds a dynamic word: the program
+// is unknown (ask), and the words after it are also analysed as a command in case they are one.
+func (a *analyzer) dynWrapper(words []wv, at int, c actx) {
+	label := words[0].s
+	inC := c.wrap(path.Base(label), wvStrings(words[:at]))
+	a.leaf(words[at:], inC)
+	if at+1 < len(words) {
+		inC.maybe = true
+		a.run(words[at+1:], inC)
+	}
+}
+
+// shellCmd handles sh/bash/zsh…: with -c (alone or in a cluster such as -lc, -ec) the script is
+// parsed recursively in the shell's own dialect; later words become $0 $1 …, so references to
+// them are dynamic (B08). A shell without -c reads a script file or stdin, which is opaque (B02).
+func (a *analyzer) shellCmd(words []wv, lang syntax.LangVariant, c actx) {
+	base := path.Base(words[0].s)
+	cmode := false
+	i := 1
+	var rc string
+loop:
+	for ; i < len(words); i++ {
+		w := words[i]
+		if w.dyn {
+			a.leaf(words, c, finding{verdict: Ask, rule: "construct: dynamic shell option", reason: base + " gets an option only known at run time", construct: "dynamic shell option"})
+			return
+		}
+		s := w.s
+		switch {
+		case s == "--" || s == "-":
+			i++
+			break loop
+		case s == "--rcfile" || s == "--init-file":
+			if i+1 < len(words) {
+				rc = words[i+1].s
+			}
+			i++
+		case strings.HasPrefix(s, "--"):
+			if s == "--command" || strings.HasPrefix(s, "--command=") {
+				cmode = true
+			}
+		case strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+"):
+			letters := s[1:]
+			if s[0] == '-' && strings.ContainsRune(letters, 'c') {
+				cmode = true
+			}
+			if strings.ContainsAny(letters, "oO") {
+				i++ // -o NAME / -O NAME take a value
+			}
+		default:
+			break loop
+		}
+	}
+	label := base
+	if cmode {
+		label = base + " -c"
+	}
+	inC := c.wrap(label, wvStrings(words[:min(i, len(words))]))
+	if rc != "" {
+		a.note(Ask, "shell startup file", base+" --rcfile runs "+rc+" first; its content is not analysed")
+	}
+	if !cmode {
+		if i < len(words) {
+			a.leaf(words, c, finding{verdict: Ask, rule: "construct: shell script file", reason: base + " runs script file " + words[i].String() + "; its content is not analysed", construct: "shell script file"})
+		} else {
+			a.leaf(words, c, finding{verdict: Ask, rule: "construct: shell reads stdin", reason: base + " with no -c reads its script from stdin, which cannot be analysed", construct: "shell reading stdin"})
+		}
+		return
+	}
+	if i >= len(words) {
+		a.leaf(words, c, finding{verdict: Ask, rule: "construct: shell -c", reason: base + " -c without a script", construct: "shell -c"})
+		return
+	}
+	if words[i].dyn {
+		a.leaf(words, c, finding{verdict: Ask, rule: "construct: dynamic script", reason: base + " -c with a script only known at run time", construct: "dynamic shell script"})
+		return
+	}
+	// A child shell's cd does not move this shell, but the candidates it adds are kept: checks
+	// against more directories are only stricter.
+	a.script(words[i].s, a.deeper(inC, ""))
+}

@@ -1,0 +1,529 @@
+package permissions
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file holds the tables of programs that run other programs (policy.md c.4): wrappers that
+// are peeled (env, timeout, nice, nohup, xargs, find -exec, watch, sudo …), shells whose -c
+// scripts are parsed in their own dialect, and interpreters whose inline code is opaque.
+
+// shellDialects maps a shell's basename to the dialect its -c script is parsed in.
+var shellDialects = map[string]syntax.LangVariant{
+	"sh": syntax.LangPOSIX, "dash": syntax.LangPOSIX, "ash": syntax.LangPOSIX, "posh": syntax.LangPOSIX,
+	"yash": syntax.LangPOSIX,
+	"bash": syntax.LangBash, "rbash": syntax.LangBash,
+	"zsh":  syntax.LangZsh,
+	"ksh":  syntax.LangMirBSDKorn, "mksh": syntax.LangMirBSDKorn, "lksh": syntax.LangMirBSDKorn,
+}
+
+// wrapSpec describes a wrapper's command line: options, then Positional words, then a command.
+type wrapSpec struct {
+	value      string          // short option letters that take a value ("n" for nice -n 5)
+	long       map[string]bool // long options that take a separate value (--signal KILL)
+	stop       string          // short option letters after which there is no command (chrt -p)
+	stopLong   map[string]bool // long options after which there is no command
+	positional int             // words between the options and the command (timeout DURATION)
+}
+
+// optVal is one option found while peeling, with its value if it takes one.
+type optVal struct {
+	name string // "-n", "--signal"
+	val  wv
+	has  bool
+}
+
+// peeled is the result of peelOptions.
+type peeled struct {
+	cmd  int  // index of the first word of the inner command (len(words) = none)
+	dyn  int  // index of a dynamic word met where an option or the command was expected; -1 = none
+	stop bool // an option said there is no command (e.g. -p PID)
+	opts []optVal
+}
+
+// peelOptions parses the options of words[0] per spec.
+func peelOptions(words []wv, spec wrapSpec) peeled {
+	p := peeled{dyn: -1}
+	i := 1
+	for i < len(words) {
+		w := words[i]
+		if w.dyn {
+			p.dyn = i
+			return p
+		}
+		s := w.s
+		if s == "--" {
+			i++
+			break
+		}
+		if strings.HasPrefix(s, "--") {
+			name, val, has := strings.Cut(s, "=")
+			o := optVal{name: name}
+			if has {
+				o.val, o.has = wv{s: val}, true
+			} else if spec.long[name] && i+1 < len(words) {
+				i++
+				o.val, o.has = words[i], true
+			}
+			if spec.stopLong[name] {
+				p.stop = true
+			}
+			p.opts = append(p.opts, o)
+			i++
+			continue
+		}
+		if len(s) > 1 && s[0] == '-' {
+			letters := s[1:]
+			for j := 0; j < len(letters); j++ {
+				ch := letters[j]
+				if strings.IndexByte(spec.stop, ch) >= 0 {
+					p.stop = true
+				}
+				if strings.IndexByte(spec.value, ch) >= 0 {
+					o := optVal{name: "-" + string(ch), has: true}
+					if j+1 < len(letters) {
+						o.val = wv{s: letters[j+1:]}
+					} else if i+1 < len(words) {
+						i++
+						o.val = words[i]
+					} else {
+						o.has = false
+					}
+					p.opts = append(p.opts, o)
+					break
+				}
+				p.opts = append(p.opts, optVal{name: "-" + string(ch)})
+			}
+			i++
+			continue
+		}
+		break
+	}
+	for k := 0; k < spec.positional && i < len(words); k++ {
+		i++
+	}
+	if i < len(words) && words[i].dyn {
+		p.dyn = i
+	}
+	p.cmd = i
+	return p
+}
+
+func (p peeled) opt(names ...string) (optVal, bool) {
+	for _, o := range p.opts {
+		for _, n := range names {
+			if o.name == n {
+				return o, true
+			}
+		}
+	}
+	return optVal{}, false
+}
+
+type wrapperFunc func(a *analyzer, words []wv, c actx)
+
+var wrapperTable map[string]wrapperFunc
+
+func init() {
+	priv := finding{verdict: Ask, rule: "construct: privilege escalation", reason: "runs the command with other privileges", construct: "privilege escalation"}
+	wrapperTable = map[string]wrapperFunc{
+		"nice":     simpleWrapper(wrapSpec{value: "n", long: set("--adjustment")}, nil),
+		"ionice":   simpleWrapper(wrapSpec{value: "cnp", stop: "p", long: set("--class", "--classdata", "--pid", "--pgid", "--uid"), stopLong: set("--pid", "--pgid", "--uid")}, nil),
+		"nohup":    simpleWrapper(wrapSpec{}, nil),
+		"timeout":  simpleWrapper(wrapSpec{value: "sk", long: set("--signal", "--kill-after"), positional: 1}, nil),
+		"stdbuf":   simpleWrapper(wrapSpec{value: "ioe", long: set("--input", "--output", "--error")}, nil),
+		"chrt":     simpleWrapper(wrapSpec{value: "TPD", stop: "pm", positional: 1, long: set("--sched-runtime", "--sched-period", "--sched-deadline"), stopLong: set("--pid", "--max")}, nil),
+		"taskset":  simpleWrapper(wrapSpec{stop: "p", positional: 1, stopLong: set("--pid")}, nil),
+		"noglob":   simpleWrapper(wrapSpec{}, nil),
+		"nocorrect": simpleWrapper(wrapSpec{}, nil),
+		"setsid": simpleWrapper(wrapSpec{}, &finding{verdict: Ask, rule: "construct: setsid", reason: "setsid starts a new session outside the terminal's process group, which killing the terminal does not reach (B24)", construct: "setsid"}),
+		"sudo": simpleWrapper(wrapSpec{value: "ugCDhprtUTR", stop: "lvkK", long: set("--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--chroot"), stopLong: set("--list", "--validate", "--reset-timestamp", "--remove-timestamp", "--version", "--help")}, &priv),
+		"doas":    simpleWrapper(wrapSpec{value: "uC", stop: "L"}, &priv),
+		"pkexec":  simpleWrapper(wrapSpec{long: set("--user")}, &priv),
+		"run0":    simpleWrapper(wrapSpec{value: "u", long: set("--user", "--setenv", "--property", "--unit", "--chdir", "--description", "--nice", "--slice")}, &priv),
+		"env":     envWrapper,
+		"xargs":   xargsWrapper,
+		"find":    findWrapper,
+		"watch":   watchWrapper,
+		"time":    timeWrapper,
+		"busybox": busyboxWrapper,
+		"su":      suWrapper,
+	}
+	for _, n := range []string{"strace", "ltrace", "gdb", "valgrind", "unshare", "nsenter", "chroot", "runuser",
+		"flock", "script", "unbuffer", "parallel", "systemd-run", "firejail", "bwrap", "fakeroot", "proot",
+		"catchsegv", "expect", "entr", "dbus-run-session", "xvfb-run", "sg", "newgrp", "ssh-agent", "caffeinate"} {
+		wrapperTable[n] = opaqueRunner
+	}
+}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// simpleWrapper peels a wrapper of the form `wrapper [options] [positional] command…`. note, when
+// set, is carried by every leaf run through the wrapper.
+func simpleWrapper(spec wrapSpec, note *finding) wrapperFunc {
+	return func(a *analyzer, words []wv, c actx) {
+		base := path.Base(words[0].s)
+		p := peelOptions(words, spec)
+		if note != nil {
+			n := *note
+			n.reason = base + ": " + n.reason
+			c = c.withNote(n)
+		}
+		if p.dyn >= 0 {
+			a.dynWrapper(words, p.dyn, c)
+			return
+		}
+		if p.stop || p.cmd >= len(words) {
+			a.leaf(words, c) // the wrapper runs no command (e.g. nice, chrt -p PID)
+			return
+		}
+		// sudo/doas accept NAME=VALUE before the command; check them like env assignments.
+		i := p.cmd
+		if base == "sudo" {
+			for i < len(words) && !words[i].dyn && isAssignment(words[i].s) {
+				a.varName(words[i].s[:strings.IndexByte(words[i].s, '=')], base+" assignment")
+				i++
+			}
+			if i >= len(words) {
+				a.leaf(words, c)
+				return
+			}
+		}
+		a.run(words[i:], c.wrap(base, wvStrings(words[:i])))
+	}
+}
+
+// isAssignment reports NAME=VALUE with a valid shell name.
+func isAssignment(s string) bool {
+	i := strings.IndexByte(s, '=')
+	if i <= 0 {
+		return false
+	}
+	for k, r := range s[:i] {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || k > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// envWrapper peels env: options (-i -0 -u NAME -C DIR -S STRING -v), NAME=VALUE assignments
+// (checked against the env deny list), then the command. -S splits its string into words
+// (B26); -C changes the inner command's directory.
+func envWrapper(a *analyzer, words []wv, c actx) {
+	p := peelOptions(words, wrapSpec{value: "uCSa", long: set("--unset", "--chdir", "--split-string", "--argv0")})
+	if p.dyn >= 0 {
+		a.dynWrapper(words, p.dyn, c)
+		return
+	}
+	i := p.cmd
+	for i < len(words) && !words[i].dyn && isAssignment(words[i].s) {
+		a.varName(words[i].s[:strings.IndexByte(words[i].s, '=')], "env assignment")
+		i++
+	}
+	if i < len(words) && words[i].dyn {
+		a.dynWrapper(words, i, c)
+		return
+	}
+	inner := words[i:]
+	inC := c.wrap("env", wvStrings(words[:i]))
+	if o, ok := p.opt("-C", "--chdir"); ok {
+		saved := a.cwd
+		if o.val.dyn {
+			a.cwd = a.cwd.with(nil, true)
+		} else {
+			a.cd([]wv{o.val})
+		}
+		defer func() { a.cwd = saved.with(a.cwd.dirs, a.cwd.unknown) }()
+	}
+	if o, ok := p.opt("-S", "--split-string"); ok {
+		inC = inC.withNote(finding{verdict: Ask, rule: "construct: env -S", reason: "env -S splits a string into a command line", construct: "env -S"})
+		if o.val.dyn {
+			a.leaf(append([]wv{{dyn: true}}, inner...), inC)
+			return
+		}
+		split, ok := splitWords(o.val.s, a)
+		if !ok {
+			a.leaf(append([]wv{{dyn: true}}, inner...), inC)
+			return
+		}
+		// env -S may itself contain NAME=VALUE words before the program.
+		k := 0
+		for k < len(split) && !split[k].dyn && isAssignment(split[k].s) {
+			a.varName(split[k].s[:strings.IndexByte(split[k].s, '=')], "env -S assignment")
+			k++
+		}
+		inner = append(split[k:], inner...)
+	}
+	if len(inner) == 0 {
+		a.leaf(words, c) // env with no command prints the environment
+		return
+	}
+	a.run(inner, inC)
+}
+
+// splitWords splits s into words the way a POSIX shell would for a single simple command (used
+// for env -S and watch-style strings); ok is false when s holds anything but plain words.
+func splitWords(s string, a *analyzer) ([]wv, bool) {
+	if _, bad := controlChar(s); bad {
+		return nil, false
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(s), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, false
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(st.Redirs) > 0 || st.Background || st.Negated || len(call.Assigns) > 0 {
+		return nil, false
+	}
+	out := make([]wv, 0, len(call.Args))
+	c := actx{lang: syntax.LangPOSIX}
+	for _, w := range call.Args {
+		v, ok := a.static(w, c)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, wv{s: v})
+	}
+	return out, true
+}
+
+// xargsWrapper peels xargs: its command gets extra arguments read from stdin, which the policy
+// cannot see (an open tail, B11).
+func xargsWrapper(a *analyzer, words []wv, c actx) {
+	p := peelOptions(words, wrapSpec{value: "adEILnPs", long: set("--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")})
+	c = c.withNote(finding{verdict: Ask, rule: "construct: xargs", reason: "xargs runs the command with arguments read from input, which cannot be seen in advance", construct: "xargs"})
+	if p.dyn >= 0 {
+		a.dynWrapper(words, p.dyn, c)
+		return
+	}
+	inner := append([]wv(nil), words[p.cmd:]...)
+	if len(inner) == 0 {
+		inner = []wv{{s: "echo"}} // xargs with no command runs echo
+	}
+	if _, ok := p.opt("-I", "--replace", "-i"); ok {
+		for k := range inner {
+			if k > 0 && !inner[k].dyn && strings.Contains(inner[k].s, "{}") {
+				inner[k] = wv{dyn: true}
+			}
+		}
+	}
+	inner = append(inner, wv{dyn: true})
+	a.run(inner, c.wrap("xargs", wvStrings(words[:p.cmd])))
+}
+
+// findWrapper records find itself as a leaf (its own options are checked by the launch table)
+// and every -exec/-execdir/-ok/-okdir command as a leaf of its own (B12, B13).
+func findWrapper(a *analyzer, words []wv, c actx) {
+	a.leaf(words, c)
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if w.dyn || (w.s != "-exec" && w.s != "-execdir" && w.s != "-ok" && w.s != "-okdir") {
+			continue
+		}
+		j := i + 1
+		for j < len(words) && (words[j].dyn || (words[j].s != ";" && words[j].s != "+")) {
+			j++
+		}
+		inner := append([]wv(nil), words[i+1:j]...)
+		for k := range inner {
+			if !inner[k].dyn && strings.Contains(inner[k].s, "{}") {
+				inner[k] = wv{dyn: true}
+			}
+		}
+		inC := c.wrap("find "+w.s, wvStrings(words[:i+1])).withNote(finding{verdict: Ask, rule: "construct: find " + w.s, reason: "find " + w.s + " runs a command for every file found", construct: "find " + w.s})
+		if len(inner) > 0 {
+			a.run(inner, inC)
+		}
+		i = j
+	}
+}
+
+// watchWrapper: watch joins its words and runs them with sh -c (or execs them with -x) (B31).
+func watchWrapper(a *analyzer, words []wv, c actx) {
+	p := peelOptions(words, wrapSpec{value: "nq", long: set("--interval", "--equexit")})
+	c = c.withNote(finding{verdict: Ask, rule: "construct: watch", reason: "watch runs the command repeatedly", construct: "watch"})
+	if p.dyn >= 0 {
+		a.dynWrapper(words, p.dyn, c)
+		return
+	}
+	if p.cmd >= len(words) {
+		a.leaf(words, c)
+		return
+	}
+	inC := c.wrap("watch", wvStrings(words[:p.cmd]))
+	if _, ok := p.opt("-x", "--exec"); ok {
+		a.run(words[p.cmd:], inC)
+		return
+	}
+	var parts []string
+	for _, w := range words[p.cmd:] {
+		if w.dyn {
+			a.leaf(words[p.cmd:], inC)
+			return
+		}
+		parts = append(parts, w.s)
+	}
+	inC.lang = syntax.LangPOSIX
+	a.script(strings.Join(parts, " "), a.deeper(inC.wrap("sh -c", nil), ""))
+}
+
+// timeWrapper peels /usr/bin/time; -o FILE writes a file, which is checked like a redirect.
+func timeWrapper(a *analyzer, words []wv, c actx) {
+	p := peelOptions(words, wrapSpec{value: "fo", long: set("--format", "--output")})
+	if p.dyn >= 0 {
+		a.dynWrapper(words, p.dyn, c)
+		return
+	}
+	if o, ok := p.opt("-o", "--output"); ok && o.has {
+		if o.val.dyn {
+			a.note(Ask, "dynamic redirect", "time -o writes to a file only known at run time")
+		} else {
+			a.checkPath(o.val.s, true, "time -o "+o.val.s)
+		}
+	}
+	if p.cmd >= len(words) {
+		a.leaf(words, c)
+		return
+	}
+	a.run(words[p.cmd:], c.wrap("time", wvStrings(words[:p.cmd])))
+}
+
+// busyboxWrapper: `busybox APPLET args` runs the applet.
+func busyboxWrapper(a *analyzer, words []wv, c actx) {
+	if len(words) < 2 || (!words[1].dyn && strings.HasPrefix(words[1].s, "-")) {
+		a.leaf(words, c)
+		return
+	}
+	a.run(words[1:], c.wrap("busybox", wvStrings(words[:1])))
+}
+
+// suWrapper: su is privilege escalation; `su -c CMD` runs CMD with the user's shell.
+func suWrapper(a *analyzer, words []wv, c actx) {
+	note := finding{verdict: Ask, rule: "construct: privilege escalation", reason: "su: runs a shell as another user", construct: "privilege escalation"}
+	a.leaf(words, c, note)
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if w.dyn {
+			continue
+		}
+		var script *wv
+		switch {
+		case w.s == "-c" || w.s == "--command":
+			if i+1 < len(words) {
+				script = &words[i+1]
+			}
+		case strings.HasPrefix(w.s, "--command="):
+			script = &wv{s: strings.TrimPrefix(w.s, "--command=")}
+		}
+		if script == nil {
+			continue
+		}
+		inC := c.wrap("su -c", wvStrings(words[:i+1])).withNote(note)
+		if script.dyn {
+			a.leaf([]wv{{dyn: true}}, inC)
+		} else {
+			inC.lang = syntax.LangPOSIX
+			a.script(script.s, a.deeper(inC, ""))
+		}
+		return
+	}
+}
+
+// opaqueRunner handles programs that run another program with semantics not modelled here
+// (strace, chroot, flock, parallel …): the runner is a leaf that is at least ask, and the words
+// from the first non-option word on are analysed as a possible command so deny rules still fire.
+func opaqueRunner(a *analyzer, words []wv, c actx) {
+	base := path.Base(words[0].s)
+	note := finding{verdict: Ask, rule: "construct: program runner", reason: base + " runs another program in a way that is not analysed", construct: base}
+	a.leaf(words, c, note)
+	for i := 1; i < len(words); i++ {
+		if words[i].dyn || !strings.HasPrefix(words[i].s, "-") {
+			inC := c.wrap(base, wvStrings(words[:i])).withNote(note)
+			inC.maybe = true
+			a.run(words[i:], inC)
+			return
+		}
+	}
+}
+
+// inlineCode reports whether argv runs interpreter code given inline (python -c, node -e,
+// perl -e, awk programs …) or read from stdin; such code is opaque (B22). It returns a reason.
+func inlineCode(argv []string) (string, bool) {
+	if len(argv) == 0 || argv[0] == DynamicWord {
+		return "", false
+	}
+	base := path.Base(argv[0])
+	var flags []string
+	switch {
+	case strings.HasPrefix(base, "python") || strings.HasPrefix(base, "pypy"):
+		flags = []string{"c"}
+	case base == "node" || base == "nodejs" || base == "bun":
+		for _, a := range argv[1:] {
+			if a == "-e" || a == "--eval" || a == "-p" || a == "--print" || strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--print=") ||
+				a == "-r" || a == "--require" || a == "--import" || strings.HasPrefix(a, "--require=") || strings.HasPrefix(a, "--import=") || strings.HasPrefix(a, "--loader") {
+				return base + " " + a + " runs inline or preloaded code", true
+			}
+		}
+		if base == "bun" && len(argv) > 1 && (argv[1] == "run" || argv[1] == "x" || argv[1] == "exec") {
+			return "bun " + argv[1] + " runs workspace scripts or packages", true
+		}
+		return "", false
+	case base == "deno":
+		if len(argv) > 1 && (argv[1] == "eval" || argv[1] == "repl" || argv[1] == "task") {
+			return "deno " + argv[1] + " runs inline code or workspace tasks", true
+		}
+		return "", false
+	case strings.HasPrefix(base, "perl"):
+		flags = []string{"e", "E", "M"}
+	case strings.HasPrefix(base, "ruby") || base == "irb":
+		flags = []string{"e", "r"}
+	case strings.HasPrefix(base, "php"):
+		flags = []string{"r", "B", "R", "E", "F"}
+	case strings.HasPrefix(base, "lua"):
+		flags = []string{"e", "l"}
+	case base == "osascript" || base == "Rscript" || base == "R" || base == "julia" || base == "tclsh" || base == "wish":
+		flags = []string{"e"}
+	case base == "expect":
+		flags = []string{"c"}
+	case base == "awk" || base == "gawk" || base == "mawk" || base == "nawk":
+		return base + " runs an inline awk program (which can call system())", true
+	case base == "fish" || base == "csh" || base == "tcsh" || base == "xonsh" || base == "nu" || base == "elvish" || base == "pwsh" || base == "powershell":
+		return base + " runs shell code in a dialect that is not analysed", true
+	default:
+		return "", false
+	}
+	for _, a := range argv[1:] {
+		if a == DynamicWord {
+			return base + " gets an argument only known at run time", true
+		}
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			if a == "-" {
+				return base + " - reads its program from stdin", true
+			}
+			return "", false // script file: a program the rules decide on
+		}
+		if strings.HasPrefix(a, "--") {
+			continue
+		}
+		for _, f := range flags {
+			if strings.Contains(a[1:], f) {
+				return base + " " + a + " runs inline code", true
+			}
+		}
+	}
+	if len(argv) == 1 && base != "python" && !strings.HasPrefix(base, "python") {
+		return "", false
+	}
+	return "", false
+}
