@@ -374,3 +374,17 @@ func TestDirs(t *testing.T) {
 		t.Errorf("DefaultAuditLog = %q", got)
 	}
 }
+
+func TestWorldWritableRefused(t *testing.T) {
+	home, cwd, e := sandbox(t)
+	f := filepath.Join(home, "c.toml")
+	writeFile(t, f, "[policy]\nunmatched = \"allow\"\n")
+	if err := os.Chmod(f, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get})
+	want := f + ": refusing a policy file that anyone can write (mode 0666); run chmod o-w on it"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+}

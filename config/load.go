@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -54,10 +55,14 @@ var BuiltinEnvDeny = []string{
 	"SSH_ASKPASS", "SUDO_ASKPASS", "PATH", "HOME",
 }
 
-// KeyActions are the action names accepted in [ui.keys].
+// KeyActions are the action names accepted in [ui.keys]: the v1 set (quit, cancel, leave_pane,
+// focus_next, zoom, scroll_up, scroll_down, pager, close_pane, grants, help, approve_once,
+// approve_always, reject_once, reject_always) plus the ui package's own finer actions.
 var KeyActions = []string{
 	"quit", "cancel", "leave_pane", "focus_next", "zoom", "scroll_up", "scroll_down", "pager",
 	"close_pane", "grants", "help", "approve_once", "approve_always", "reject_once", "reject_always",
+	"interrupt", "send", "newline", "complete", "history_prev", "history_next", "next_pane",
+	"focus_pane", "pane_scroll_up", "pane_scroll_down", "toggle_thoughts", "cycle_mode", "cycle_model",
 }
 
 // Default returns the built-in configuration for a session in cwd (made real with
@@ -159,6 +164,22 @@ func Load(o LoadOptions) (*Config, error) {
 	return cfg, nil
 }
 
+// unsafeOwner refuses a policy file another user could have written: world-writable, or owned
+// by someone other than the current user or root. "" when fine.
+func unsafeOwner(file string) string {
+	st, err := os.Stat(file)
+	if err != nil {
+		return errText(err)
+	}
+	if st.Mode().Perm()&0o002 != 0 {
+		return fmt.Sprintf("refusing a policy file that anyone can write (mode %04o); run chmod o-w on it", st.Mode().Perm())
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() && sys.Uid != 0 {
+		return fmt.Sprintf("refusing a policy file owned by another user (uid %d)", sys.Uid)
+	}
+	return ""
+}
+
 // errText strips the *PathError prefix so messages do not repeat the path.
 func errText(err error) string {
 	var pe *fs.PathError
@@ -244,6 +265,9 @@ func applyFile(cfg *Config, file string, project bool, getenv func(string) strin
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return &Error{File: file, Msg: errText(err)}
+	}
+	if msg := unsafeOwner(file); msg != "" {
+		return &Error{File: file, Msg: msg}
 	}
 	var fc fileConfig
 	dec := toml.NewDecoder(bytes.NewReader(data))

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -101,6 +102,15 @@ func NewGrantStore(file string) (*GrantStore, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("grants file: %w", err)
+	}
+	// Saved grants turn asks into allows: a file someone else could write is refused.
+	if st, err := os.Stat(file); err == nil {
+		if st.Mode().Perm()&0o022 != 0 {
+			return nil, fmt.Errorf("grants file %s: writable by group or others (mode %04o); run chmod 600 on it", file, st.Mode().Perm())
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+			return nil, fmt.Errorf("grants file %s: owned by uid %d, not the current user", file, sys.Uid)
+		}
 	}
 	var gf grantsFile
 	dec := json.NewDecoder(strings.NewReader(string(data)))

@@ -208,6 +208,16 @@ func TestGrantsFileRejectsBanned(t *testing.T) {
 	if err == nil || err.Error() != "grants file "+file+`: grant g-1 (bash -c id) is not allowed: bash is a shell` {
 		t.Errorf("err = %v", err)
 	}
+	write(t, file, `{"version":1,"grants":[]}`)
+	if err := os.Chmod(file, 0o664); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewGrantStore(file); err == nil || err.Error() != "grants file "+file+": writable by group or others (mode 0664); run chmod 600 on it" {
+		t.Errorf("group-writable: %v", err)
+	}
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	write(t, file, `{"version":1,"grants":[],"extra":1}`)
 	if _, err := NewGrantStore(file); err == nil || !strings.Contains(err.Error(), `unknown field "extra"`) {
 		t.Errorf("unknown field: %v", err)
