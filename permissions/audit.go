@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -109,6 +110,7 @@ type AuditLog struct {
 	path string
 	seq  uint64
 	prev string
+	size int64 // file size after our last write; another writer changes it
 	now  func() time.Time
 }
 
@@ -150,7 +152,9 @@ func (l *AuditLog) loadTail() error {
 		return fmt.Errorf("audit log: %w", err)
 	}
 	size := st.Size()
+	l.size = size
 	if size == 0 {
+		l.seq, l.prev = 0, ""
 		return nil
 	}
 	// Read backwards in growing chunks until the start of the last line is found.
@@ -199,6 +203,17 @@ func (l *AuditLog) Append(ev AuditEvent) error {
 	if l.f == nil {
 		return fmt.Errorf("audit log %s: closed", l.path)
 	}
+	// Another acpterm may share the log: hold an exclusive flock while appending and continue
+	// from its last line if the file grew since our own last write.
+	if err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("audit log %s: lock: %w", l.path, err)
+	}
+	defer syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	if st, err := l.f.Stat(); err == nil && st.Size() != l.size {
+		if err := l.loadTail(); err != nil {
+			return err
+		}
+	}
 	ev.V = AuditVersion
 	ev.Seq = l.seq + 1
 	ev.TS = l.now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
@@ -218,6 +233,7 @@ func (l *AuditLog) Append(ev AuditEvent) error {
 	}
 	l.seq = ev.Seq
 	l.prev = lineHash(line)
+	l.size += int64(buf.Len())
 	if ev.Verdict != Allow || ev.Kind == "permission" {
 		if err := l.f.Sync(); err != nil {
 			return fmt.Errorf("audit log %s: fsync: %w", l.path, err)

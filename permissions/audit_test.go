@@ -200,3 +200,30 @@ func TestAuditEventFromDecision(t *testing.T) {
 		t.Error("Append after Close succeeded")
 	}
 }
+
+func TestAuditTwoWriters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := OpenAuditLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenAuditLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	// Two logs on one file (two acpterm processes) interleave without breaking the chain.
+	for i := 0; i < 6; i++ {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		if err := l.Append(AuditEvent{Kind: "read", Path: fmt.Sprintf("/p/%d", i), Verdict: Deny}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := VerifyAudit(path); err != nil || n != 6 {
+		t.Errorf("VerifyAudit = %d, %v", n, err)
+	}
+}
