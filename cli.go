@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit statuses (architecture.md, CLI contract).
+const (
+	// exitOK: every prompt turn ended with a stop reason (or a subcommand succeeded).
+	exitOK = 0
+	// exitFailure: the agent or the protocol failed (or the audit chain is broken).
+	exitFailure = 1
+	// exitUsage: bad flags or arguments, or a configuration error.
+	exitUsage = 2
+)
+
+// demoAgentArg is the hidden first argument that turns acpterm into the demo agent (acpterm
+// --demo re-executes itself with it).
+const demoAgentArg = "__demo-agent"
+
+// errUsage marks command-line mistakes (exit status 2).
+var errUsage = errors.New("usage error")
+
+// usageError wraps a message as a usage error.
+func usageError(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
+}
+
+// cliOptions is the parsed main command line.
+type cliOptions struct {
+	configPath string
+	cwd        string
+	prompts    []string
+	headless   bool
+	approve    string // "deny" | "allow"
+	auditLog   string
+	logFile    string
+	demo       bool
+	version    bool
+	help       bool
+	agent      []string // everything after `--` (or the first non-flag argument)
+}
+
+// stringList is a repeatable string flag (--prompt), kept in command-line order.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ", ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+const usageText = `acpterm runs an AI coding agent (an ACP agent) in your terminal: its commands run in
+real terminal panes, and a sandbox policy decides what it may run, read and write.
+
+Usage:
+  acpterm [flags] -- AGENT [ARGS...]      run AGENT (interactive, or --headless)
+  acpterm [flags] --demo                  run the built-in demo agent (no key, no network)
+  acpterm policy check [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]
+                                          explain the policy's decision for a command (JSON)
+  acpterm audit verify [FILE]             check the audit log's hash chain
+
+Flags:
+  --config FILE     config file (default $XDG_CONFIG_HOME/acpterm/config.toml)
+  --cwd DIR         session working directory (default: the current directory;
+                    with --demo: a new scratch directory)
+  --prompt TEXT     send TEXT as a prompt; repeatable, sent in order, one turn each
+  --headless        no TUI: print the session as plain text on stdout
+  --approve MODE    headless answer to "ask" decisions: deny (default) or allow
+  --audit-log FILE  audit log (default $XDG_STATE_HOME/acpterm/audit.jsonl)
+  --log FILE        diagnostics log (default $XDG_STATE_HOME/acpterm/acpterm.log)
+  --demo            run the built-in scripted demo agent
+  --version         print the version and exit
+  --help            print this help and exit
+
+The agent command is what follows "--"; without it, [agent] command from the config is used.
+
+Exit status: 0 every prompt turn ended with a stop reason; 1 agent or protocol failure;
+2 usage or configuration error.
+`
+
+// parseArgs parses the main command line (not the subcommands). Errors wrap errUsage.
+func parseArgs(args []string) (cliOptions, error) {
+	var o cliOptions
+	fs := flag.NewFlagSet("acpterm", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.configPath, "config", "", "")
+	fs.StringVar(&o.cwd, "cwd", "", "")
+	fs.Var((*stringList)(&o.prompts), "prompt", "")
+	fs.BoolVar(&o.headless, "headless", false, "")
+	fs.StringVar(&o.approve, "approve", "deny", "")
+	fs.StringVar(&o.auditLog, "audit-log", "", "")
+	fs.StringVar(&o.logFile, "log", "", "")
+	fs.BoolVar(&o.demo, "demo", false, "")
+	fs.BoolVar(&o.version, "version", false, "")
+	fs.BoolVar(&o.help, "help", false, "")
+	fs.BoolVar(&o.help, "h", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			o.help = true
+			return o, nil
+		}
+		return o, usageError("%v", err)
+	}
+	o.agent = fs.Args()
+	if o.help || o.version {
+		return o, nil
+	}
+	if o.approve != "deny" && o.approve != "allow" {
+		return o, usageError("--approve must be deny or allow, not %q", o.approve)
+	}
+	if o.demo && len(o.agent) > 0 {
+		return o, usageError("--demo runs the built-in agent; do not also name an agent (%q)", strings.Join(o.agent, " "))
+	}
+	for i, p := range o.prompts {
+		if strings.TrimSpace(p) == "" {
+			return o, usageError("--prompt #%d is empty", i+1)
+		}
+	}
+	return o, nil
+}
+
+// policyArgs is the parsed `policy check` command line.
+type policyArgs struct {
+	configPath, cwd string
+	command         []string
+}
+
+// parsePolicyCheck parses the arguments after `policy check`.
+func parsePolicyCheck(args []string) (policyArgs, error) {
+	var p policyArgs
+	fs := flag.NewFlagSet("acpterm policy check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&p.configPath, "config", "", "")
+	fs.StringVar(&p.cwd, "cwd", "", "")
+	if err := fs.Parse(args); err != nil {
+		return p, usageError("policy check: %v", err)
+	}
+	p.command = fs.Args()
+	if len(p.command) == 0 || p.command[0] == "" {
+		return p, usageError("policy check: no command given (usage: acpterm policy check [--config FILE] [--cwd DIR] -- COMMAND [ARGS...])")
+	}
+	return p, nil
+}

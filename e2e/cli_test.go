@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestCLIVersionAndHelp(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("--version")
+	if r.code != 0 || !regexp.MustCompile(`^acpterm \S+\n$`).MatchString(r.stdout) || r.stderr != "" {
+		t.Fatalf("--version: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = e.run("--help")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "acpterm runs an AI coding agent") ||
+		!strings.Contains(r.stdout, "  --approve MODE    headless answer") || !strings.Contains(r.stdout, "acpterm audit verify [FILE]") {
+		t.Fatalf("--help: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestCLIUsageAndConfigErrorsExit2(t *testing.T) {
+	e := newEnv(t)
+	for _, c := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"--frobnicate"}, "acpterm: flag provided but not defined: -frobnicate\nRun 'acpterm --help' for usage.\n"},
+		{[]string{"--approve", "sometimes", "--", "x"}, "acpterm: --approve must be deny or allow, not \"sometimes\"\nRun 'acpterm --help' for usage.\n"},
+		{[]string{"--cwd", e.project}, "acpterm: no agent: name one after \"--\" (acpterm -- AGENT [ARGS...]), set [agent] command in built-in defaults, or try --demo\nRun 'acpterm --help' for usage.\n"},
+		{[]string{"--cwd", filepath.Join(e.root, "nope"), "--demo"}, "acpterm: --cwd \"" + filepath.Join(e.root, "nope") + "\" does not exist\nRun 'acpterm --help' for usage.\n"},
+		{[]string{"--headless", "--cwd", e.project, "--", "agent"}, "acpterm: --headless needs at least one --prompt\nRun 'acpterm --help' for usage.\n"},
+	} {
+		r := e.run(c.args...)
+		if r.code != 2 || r.stderr != c.stderr || r.stdout != "" {
+			t.Errorf("acpterm %q: exit %d\nstderr %q\nwant 2, %q", c.args, r.code, r.stderr, c.stderr)
+		}
+	}
+	// A config error names the file and line, and nothing starts.
+	cfg := e.writeConfig("[policy]\nunmatched = \"sometimes\"\n")
+	r := e.run("--headless", "--demo", "--cwd", e.project, "--prompt", "echo hi")
+	if r.code != 2 || !strings.HasPrefix(r.stderr, "acpterm: config: "+cfg+":2:") || !strings.Contains(r.stderr, "unmatched") {
+		t.Fatalf("bad config: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if len(e.leftovers(t)) != 0 {
+		t.Fatalf("processes left: %+v", e.leftovers(t))
+	}
+}
+
+// decision is the subset of `policy check` JSON the tests read.
+type decision struct {
+	Verdict    string   `json:"verdict"`
+	Rule       string   `json:"rule"`
+	Reason     string   `json:"reason"`
+	Constructs []string `json:"constructs"`
+	Argv       []string `json:"argv"`
+	Cwd        string   `json:"cwd"`
+	Leaves     []struct {
+		Argv    []string `json:"argv"`
+		Verdict string   `json:"verdict"`
+		Rule    string   `json:"rule"`
+	} `json:"leaves"`
+}
+
+func TestPolicyCheck(t *testing.T) {
+	e := newEnv(t)
+	cfg := filepath.Join(e.root, "policy.toml")
+	if err := os.WriteFile(cfg, []byte("[policy.commands]\nallow = [\"go test\"]\nask = [\"git push\"]\ndeny = [\"rm\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args    []string
+		verdict string
+		rule    string
+	}{
+		{[]string{"go", "test", "./..."}, "allow", "allow: go test"},
+		{[]string{"git", "push", "--force"}, "ask", "ask: git push"},
+		{[]string{"rm", "-rf", "build"}, "deny", "deny: rm"},
+		{[]string{"ls -la && rm -rf build"}, "deny", "deny: rm"}, // one word with shell syntax: a shell line
+		{[]string{"make"}, "ask", "unmatched"},
+	} {
+		args := append([]string{"policy", "check", "--config", cfg, "--cwd", e.project, "--"}, c.args...)
+		r := e.run(args...)
+		var d decision
+		if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != 0 {
+			t.Errorf("policy check %q: exit %d, %v\nstdout %s\nstderr %s", c.args, r.code, err, r.stdout, r.stderr)
+			continue
+		}
+		if d.Verdict != c.verdict || d.Rule != c.rule || d.Reason == "" || len(d.Leaves) == 0 {
+			t.Errorf("policy check %q = %+v; want verdict %s, rule %q", c.args, d, c.verdict, c.rule)
+		}
+	}
+	// The shell line is reported as one leaf per simple command.
+	r := e.run("policy", "check", "--config", cfg, "--cwd", e.project, "--", "ls -la && rm -rf build")
+	var d decision
+	_ = json.Unmarshal([]byte(r.stdout), &d)
+	if len(d.Leaves) != 2 || d.Leaves[0].Verdict != "allow" || d.Leaves[1].Verdict != "deny" || strings.Join(d.Leaves[1].Argv, " ") != "rm -rf build" {
+		t.Errorf("leaves = %+v", d.Leaves)
+	}
+
+	// Usage and config errors exit 2.
+	if r := e.run("policy", "check", "--cwd", e.project); r.code != 2 || !strings.Contains(r.stderr, "no command given") {
+		t.Errorf("no command: exit %d, stderr %q", r.code, r.stderr)
+	}
+	bad := filepath.Join(e.root, "bad.toml")
+	if err := os.WriteFile(bad, []byte("[policy]\nbogus = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("policy", "check", "--config", bad, "--", "ls"); r.code != 2 || !strings.Contains(r.stderr, bad+":2:") {
+		t.Errorf("bad config: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestAuditVerify(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("allow"))
+	audit := filepath.Join(e.stateD, "acpterm", "audit.jsonl")
+	// A headless run makes decisions (a terminal and a write), each one audited.
+	if r := e.headless(nil, "color", "write"); r.code != 0 {
+		t.Fatalf("headless run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatalf("audit log: %v", err)
+	}
+	n := bytes.Count(data, []byte("\n"))
+	if n < 2 {
+		t.Fatalf("audit log has %d lines, want at least 2:\n%s", n, data)
+	}
+	r := e.run("audit", "verify")
+	if want := "ok: " + strconv.Itoa(n) + " events, hash chain intact: " + audit + "\n"; r.code != 0 || r.stdout != want {
+		t.Fatalf("audit verify: exit %d, stdout %q, want %q; stderr %q", r.code, r.stdout, want, r.stderr)
+	}
+	// Tampering with the first line breaks the chain at line 2: exit 1, the line is named.
+	lines := strings.SplitAfter(string(data), "\n")
+	lines[0] = strings.Replace(lines[0], `"allow"`, `"deny"`, 1)
+	if lines[0] == strings.SplitAfter(string(data), "\n")[0] {
+		t.Fatalf("first audit line has no \"allow\" to alter: %s", lines[0])
+	}
+	tampered := filepath.Join(e.root, "tampered.jsonl")
+	if err := os.WriteFile(tampered, []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = e.run("audit", "verify", tampered)
+	if r.code != 1 || !strings.Contains(r.stderr, "line 1") || r.stdout != "" {
+		t.Fatalf("tampered: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := e.run("audit", "verify", filepath.Join(e.root, "missing.jsonl")); r.code != 2 {
+		t.Fatalf("missing file: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,189 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// demoConfig allows the demo's shell commands (printf/read/echo/stty/sleep/[) so terminals start
+// without a question; writes stay "ask" unless writeVerdict says otherwise.
+func demoConfig(writeVerdict string) string {
+	return fmt.Sprintf(`[policy]
+unmatched = "ask"
+[policy.commands]
+allow = ["printf", "read", "echo", "stty", "sleep", "[", "test"]
+[policy.fs]
+write = %q
+`, writeVerdict)
+}
+
+// headless runs `acpterm --headless --demo --cwd PROJECT [extra...] --prompt P...`.
+func (e *testEnv) headless(extra []string, prompts ...string) result {
+	e.t.Helper()
+	args := append([]string{"--headless", "--demo", "--cwd", e.project}, extra...)
+	for _, p := range prompts {
+		args = append(args, "--prompt", p)
+	}
+	return e.run(args...)
+}
+
+// header is what every headless demo run prints first.
+func (e *testEnv) header() string {
+	return "[session] demo-1 acpterm-demo 1.0.0 in " + e.project + "\n[mode] ask\n" +
+		"[commands] tour stream perm read color long size write plan echo fail crash\n"
+}
+
+func TestHeadlessEchoAndStreamExactOutput(t *testing.T) {
+	e := newEnv(t)
+	r := e.headless(nil, "echo Hello, World", "stream")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	want := e.header() +
+		"[prompt] echo Hello, World\nHello, World\n[stop] end_turn\n" +
+		"[prompt] stream\n## Streaming\n\nThis reply arrives in **small chunks**, the way a model streams tokens:\n\n- one\n- two\n- three\n\nEnd of stream.\n[stop] end_turn\n"
+	if r.stdout != want {
+		t.Fatalf("stdout:\n%s\nwant:\n%s", r.stdout, want)
+	}
+	if r.stderr != "" {
+		t.Fatalf("stderr = %q, want nothing", r.stderr)
+	}
+}
+
+func TestHeadlessPermissionAnsweredByApprove(t *testing.T) {
+	for _, c := range []struct{ approve, option, status string }{
+		{"deny", "reject-once", "failed"},
+		{"allow", "allow-once", "completed"},
+	} {
+		t.Run(c.approve, func(t *testing.T) {
+			e := newEnv(t)
+			r := e.headless([]string{"--approve", c.approve}, "perm")
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			want := e.header() + "[prompt] perm\n" +
+				`[tool] delete "Delete the build cache (./build)" (pending)` + "\n" +
+				`[permission] delete "Delete the build cache (./build)" → ` + c.option + " (user)\n" +
+				`[tool] delete "Delete the build cache (./build)" (` + c.status + ")\n" +
+				"permission outcome: selected " + c.option + "\n[stop] end_turn\n"
+			if r.stdout != want {
+				t.Fatalf("stdout:\n%s\nwant:\n%s", r.stdout, want)
+			}
+			// The agent itself recorded the optionId it received.
+			if got := recorded(t, e, "permission"); len(got) != 1 || got[0]["outcome"] != "selected "+c.option {
+				t.Fatalf("agent recorded %v", got)
+			}
+		})
+	}
+}
+
+func TestHeadlessTerminalOutputTail(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask"))
+	r := e.headless(nil, "color", "long 2")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, re := range []string{
+		`(?m)^\[tool\] execute "Print colours" \(in_progress\)$`,
+		`(?m)^\[terminal (\S+)\] exit 0\n  \| red green yellow blue magenta cyan bold underline$`,
+		`(?m)^\[tool\] execute "Print colours" \(completed\)$`,
+		`(?m)^\[terminal \S+\] exit 0\n  \| tick 1\n  \| tick 2$`,
+		`(?m)^terminal \S+ exit 0: tick 2$`,
+		`(?m)^\[stop\] end_turn\n\z`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("stdout does not match %s", re)
+		}
+	}
+	if strings.Contains(r.stdout, "\x1b") {
+		t.Errorf("stdout contains an escape sequence")
+	}
+	if t.Failed() {
+		t.Logf("stdout:\n%s", r.stdout)
+	}
+}
+
+func TestHeadlessWrite(t *testing.T) {
+	t.Run("allowed by policy", func(t *testing.T) {
+		e := newEnv(t)
+		e.writeConfig(demoConfig("allow"))
+		r := e.headless(nil, "write")
+		path := filepath.Join(e.project, "demo.md")
+		want := "# acpterm demo\n\nThis file was written by the demo agent through fs/write_text_file.\n- edit 1\n"
+		if b, err := os.ReadFile(path); err != nil || string(b) != want {
+			t.Fatalf("demo.md = %q, %v", b, err)
+		}
+		if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("[write] %s (created, %d bytes)\n", path, len(want))) ||
+			!strings.Contains(r.stdout, fmt.Sprintf("wrote %s (%d bytes, edit 1)\n", path, len(want))) {
+			t.Fatalf("exit %d\n%s", r.code, r.stdout)
+		}
+	})
+	t.Run("asked and denied", func(t *testing.T) {
+		e := newEnv(t)
+		r := e.headless([]string{"--approve", "deny"}, "write")
+		if _, err := os.Stat(filepath.Join(e.project, "demo.md")); err == nil {
+			t.Fatal("demo.md was written although the write was denied")
+		}
+		if r.code != 0 || !regexp.MustCompile(`(?m)^\[permission\] .*demo\.md.* → deny`).MatchString(r.stdout) ||
+			!regexp.MustCompile(`(?m)^write refused: `).MatchString(r.stdout) {
+			t.Fatalf("exit %d\n%s", r.code, r.stdout)
+		}
+	})
+}
+
+func TestHeadlessAgentFailuresExit1(t *testing.T) {
+	t.Run("crash", func(t *testing.T) {
+		e := newEnv(t)
+		r := e.headless(nil, "crash", "echo never sent")
+		if r.code != 1 {
+			t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stdout, "[prompt] crash\nCrashing now, on purpose (exit status 3).\n") ||
+			!regexp.MustCompile(`(?m)^\[agent\] exited: exit 3$`).MatchString(r.stdout) || strings.Contains(r.stdout, "never sent") {
+			t.Fatalf("stdout:\n%s", r.stdout)
+		}
+		if !strings.Contains(r.stderr, "acpterm: the agent exited (exit 3)") {
+			t.Fatalf("stderr = %q", r.stderr)
+		}
+	})
+	t.Run("prompt error", func(t *testing.T) {
+		e := newEnv(t)
+		r := e.headless(nil, "fail")
+		if r.code != 1 || !regexp.MustCompile(`(?m)^\[error\] turn failed: .*failed this prompt on purpose`).MatchString(r.stdout) {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+	t.Run("agent not found", func(t *testing.T) {
+		e := newEnv(t)
+		r := e.run("--headless", "--cwd", e.project, "--prompt", "hi", "--", filepath.Join(e.root, "no-such-agent"))
+		if r.code != 1 || !strings.Contains(r.stderr, "no-such-agent") {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
+// recorded returns the demo agent's record lines with the given event name.
+func recorded(t *testing.T, e *testEnv, event string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(e.record)
+	if err != nil {
+		t.Fatalf("record file: %v", err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("record line %q: %v", line, err)
+		}
+		if m["event"] == event {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,365 @@
+// Command acpterm runs an AI coding agent that speaks the Agent Client Protocol (ACP v1) as a
+// subprocess and is its client: a Bubble Tea TUI (or, with --headless, plain text on stdout),
+// real PTYs for the agent's commands, and a sandbox policy that decides every command, read and
+// write. See README.md and ../shared/design/architecture.md (CLI contract, decisions 9–10).
+//
+// Invariants: the diagnostics log is opened and installed as the destination of `log`,
+// slog.Default and the SDK logger before any other component starts; while the TUI runs nothing
+// else writes to stdout or stderr. Exit statuses are those of the CLI contract (cli.go).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/acpterm/acpterm/acpclient"
+	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/demo"
+	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/terminals"
+	"github.com/acpterm/acpterm/ui"
+)
+
+// version is acpterm's version; release builds set it with -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+// versionString returns version, else the module version from the build info, else "devel".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// stdio is the process's standard streams (replaceable in tests).
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == demoAgentArg {
+		os.Exit(runDemoAgent())
+	}
+	os.Exit(run(context.Background(), os.Args[1:], stdio{os.Stdin, os.Stdout, os.Stderr}, os.Getenv))
+}
+
+// run is acpterm's whole command line; it returns the exit status.
+func run(ctx context.Context, args []string, io stdio, getenv func(string) string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "policy":
+			return runPolicy(args[1:], io, getenv)
+		case "audit":
+			return runAudit(args[1:], io, getenv)
+		}
+	}
+	o, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(io.err, "acpterm: %s\nRun 'acpterm --help' for usage.\n", trimUsage(err))
+		return exitUsage
+	}
+	switch {
+	case o.help:
+		fmt.Fprint(io.out, usageText)
+		return exitOK
+	case o.version:
+		fmt.Fprintf(io.out, "acpterm %s\n", versionString())
+		return exitOK
+	}
+	code, err := runAgent(ctx, o, io, getenv)
+	if err != nil {
+		fmt.Fprintf(io.err, "acpterm: %s\n", trimUsage(err))
+		if errors.Is(err, errUsage) {
+			fmt.Fprintln(io.err, "Run 'acpterm --help' for usage.")
+		}
+	}
+	return code
+}
+
+// trimUsage drops the "usage error: " prefix from a usage error's text.
+func trimUsage(err error) string {
+	s := err.Error()
+	if p := errUsage.Error() + ": "; len(s) > len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}
+
+// session is everything runAgent opened, closed in reverse order by close.
+type session struct {
+	logFile *os.File
+	audit   *permissions.AuditLog
+	mgr     *terminals.Manager
+	client  *acpclient.Client
+}
+
+func (s *session) close() {
+	if s.client != nil {
+		_ = s.client.Close()
+	}
+	if s.mgr != nil {
+		_ = s.mgr.Close()
+	}
+	if s.audit != nil {
+		_ = s.audit.Close()
+	}
+	if s.logFile != nil {
+		slog.Info("acpterm: exit")
+		_ = s.logFile.Close()
+	}
+}
+
+// runAgent wires and runs one session: log, config, audit log, policy engine, terminals, agent,
+// then the TUI or the headless renderer. Returned errors are printed by run; usage/config errors
+// wrap errUsage and come with exitUsage.
+func runAgent(ctx context.Context, o cliOptions, io stdio, getenv func(string) string) (int, error) {
+	s := &session{}
+	defer s.close()
+
+	// 1. Logging first: nothing may write to the terminal the TUI will own (pitfall P1).
+	logger, f, err := openLog(o.logFile, getenv)
+	if err != nil {
+		return exitUsage, err
+	}
+	s.logFile = f
+	logger.Info("acpterm: start", "version", versionString(), "args", os.Args)
+
+	// 2. Session directory.
+	cwd, err := sessionDir(o)
+	if err != nil {
+		return exitUsage, err
+	}
+
+	// 3. Config.
+	cfg, err := config.Load(config.LoadOptions{Path: o.configPath, Cwd: cwd, Getenv: getenv})
+	if err != nil {
+		return exitUsage, fmt.Errorf("%w: config: %v", errUsage, err)
+	}
+
+	// 4. Agent command.
+	agent, err := agentCommand(o, cfg)
+	if err != nil {
+		return exitUsage, err
+	}
+	prompts := o.prompts
+	if o.demo && len(prompts) == 0 {
+		prompts = []string{"tour"}
+	}
+	if o.headless && len(prompts) == 0 {
+		return exitUsage, usageError("--headless needs at least one --prompt")
+	}
+
+	// 5. Audit log and policy engine.
+	auditPath := o.auditLog
+	if auditPath == "" {
+		auditPath = config.DefaultAuditLog(getenv)
+	}
+	if auditPath != "" {
+		if err := os.MkdirAll(filepath.Dir(auditPath), 0o700); err != nil {
+			return exitUsage, fmt.Errorf("%w: audit log: %v", errUsage, err)
+		}
+		if s.audit, err = permissions.OpenAuditLog(auditPath); err != nil {
+			return exitUsage, fmt.Errorf("%w: audit log: %v", errUsage, err)
+		}
+	}
+	engine, err := permissions.NewEngine(cfg, permissions.EngineOptions{
+		Cwd: cwd, GrantsFile: config.DefaultGrantsFile(getenv), Audit: s.audit,
+		Headless: o.headless, Getenv: getenv,
+	})
+	if err != nil {
+		return exitUsage, fmt.Errorf("%w: policy: %v", errUsage, err)
+	}
+
+	// 6. Terminals (redraws are signalled to the TUI without polling).
+	var wake *ui.Wake
+	mo := terminals.ManagerOptions{MaxLive: cfg.Policy.MaxTerminals, KillGrace: cfg.Policy.KillGrace}
+	if !o.headless {
+		wake = ui.NewWake()
+		mo.OnChange = wake.Notify
+	}
+	s.mgr = terminals.NewManager(mo)
+
+	// 7. Signals → orderly shutdown (decision 10): the context ends, the TUI or the headless
+	// renderer returns, and the deferred close answers prompts, kills terminals, stops the agent.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	defer stop()
+
+	// 8. The agent.
+	logger.Info("acpterm: starting agent", "command", agent, "cwd", cwd, "config", cfg.Source, "headless", o.headless)
+	// Headless questions are answered by the headless renderer (ui.RunHeadless, per --approve)
+	// rather than inside acpclient, so every answer reaches the transcript together with the
+	// tool kind and title of its question; acpclient therefore runs in its interactive mode.
+	s.client, err = acpclient.Start(ctx, acpclient.Options{
+		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
+		Log: logger,
+	})
+	if err != nil {
+		return exitFailure, fmt.Errorf("start agent %q: %w", agent[0], err)
+	}
+
+	// 9. The front end.
+	if o.headless {
+		code, err := ui.RunHeadless(ctx, ui.HeadlessOptions{
+			Client: s.client, TerminalText: ui.TerminalText(s.mgr, s.client.Screen),
+			Prompts: prompts, Approve: o.approve, Out: io.out,
+		})
+		if ctx.Err() != nil && err == nil {
+			err = fmt.Errorf("interrupted by a signal")
+		}
+		return code, err
+	}
+	err = ui.Run(ctx, ui.Options{
+		Client: s.client, Config: cfg, Engine: engine, Terminals: s.mgr,
+		AgentName: filepath.Base(agent[0]), Wake: wake, Prompts: prompts,
+	})
+	switch {
+	case err == nil:
+		return exitOK, nil
+	case ctx.Err() != nil:
+		return exitFailure, fmt.Errorf("interrupted by a signal")
+	default:
+		return exitFailure, err
+	}
+}
+
+// sessionDir returns the absolute, existing session cwd: --cwd, a fresh scratch directory for
+// --demo, or the current directory.
+func sessionDir(o cliOptions) (string, error) {
+	dir := o.cwd
+	switch {
+	case dir == "" && o.demo:
+		d, err := os.MkdirTemp("", "acpterm-demo-")
+		if err != nil {
+			return "", fmt.Errorf("create the demo's scratch directory: %w", err)
+		}
+		dir = d
+	case dir == "":
+		d, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("current directory: %w", err)
+		}
+		dir = d
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", usageError("--cwd %q: %v", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", usageError("--cwd %q does not exist", dir)
+		}
+		return "", usageError("--cwd %q: %v", dir, err)
+	}
+	if !st.IsDir() {
+		return "", usageError("--cwd %q is not a directory", dir)
+	}
+	return abs, nil
+}
+
+// agentCommand picks the agent argv: --demo, the arguments after `--`, or [agent] command.
+func agentCommand(o cliOptions, cfg *config.Config) ([]string, error) {
+	switch {
+	case o.demo:
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find acpterm's own executable for --demo: %w", err)
+		}
+		return []string{exe, demoAgentArg}, nil
+	case len(o.agent) > 0:
+		return o.agent, nil
+	case len(cfg.Agent.Command) > 0:
+		return cfg.Agent.Command, nil
+	}
+	return nil, usageError("no agent: name one after \"--\" (acpterm -- AGENT [ARGS...]), set [agent] command in %s, or try --demo", cfg.Source)
+}
+
+// maxLogValue is the longest string value written to the log (bytes); longer ones are cut, so a
+// 10 MiB protocol line cannot flood the log (pitfall P1).
+const maxLogValue = 4096
+
+// openLog opens the diagnostics log (path, or $XDG_STATE_HOME/acpterm/acpterm.log) for appending
+// and makes it the destination of the standard `log` package and slog.Default. The returned
+// logger is the same handler. Errors name the file.
+func openLog(path string, getenv func(string) string) (*slog.Logger, *os.File, error) {
+	if path == "" {
+		dir := config.StateDir(getenv)
+		if dir == "" {
+			return nil, nil, usageError("no place for the log: set HOME or XDG_STATE_HOME, or pass --log FILE")
+		}
+		path = filepath.Join(dir, "acpterm.log")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, nil, usageError("log %s: %v", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, usageError("log: %v", err)
+	}
+	level := slog.LevelInfo
+	if v, err := strconv.ParseBool(getenv("ACPTERM_DEBUG")); err == nil && v {
+		level = slog.LevelDebug
+	}
+	h := slog.NewTextHandler(f, &slog.HandlerOptions{Level: level, ReplaceAttr: truncateAttr})
+	logger := slog.New(h)
+	log.SetOutput(f)
+	log.SetFlags(log.LstdFlags | log.Lmicroseconds)
+	slog.SetDefault(logger)
+	return logger, f, nil
+}
+
+// truncateAttr cuts string values longer than maxLogValue bytes.
+func truncateAttr(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindString {
+		if s := a.Value.String(); len(s) > maxLogValue {
+			a.Value = slog.StringValue(s[:maxLogValue] + fmt.Sprintf("…(%d bytes cut)", len(s)-maxLogValue))
+		}
+	}
+	return a
+}
+
+// runDemoAgent serves the built-in demo agent on stdin/stdout (acpterm __demo-agent). Its
+// diagnostics go to stderr, which acpclient drains into the log. ACPTERM_DEMO_PACE (a Go
+// duration) sets the pause between streamed chunks; ACPTERM_DEMO_RECORD names a file that
+// receives one JSON line per answer the agent got (tests).
+func runDemoAgent() int {
+	o := demo.Options{Log: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	slog.SetDefault(o.Log)
+	if v := os.Getenv("ACPTERM_DEMO_PACE"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			o.Pace = d
+		}
+	}
+	if p := os.Getenv("ACPTERM_DEMO_RECORD"); p != "" {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "demo agent: record file: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		o.Record = f
+	}
+	o.Exit = func(code int) { os.Exit(code) }
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	if err := demo.Run(ctx, os.Stdin, os.Stdout, o); err != nil {
+		return exitFailure
+	}
+	return exitOK
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/acpterm/acpterm/config"
+)
+
+func TestParseArgs(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want cliOptions
+	}{
+		{"agent after --", []string{"--", "claude-agent-acp", "--verbose"},
+			cliOptions{approve: "deny", agent: []string{"claude-agent-acp", "--verbose"}}},
+		{"all flags", []string{"--config", "/c.toml", "--cwd", "/p", "--prompt", "one", "--prompt", "two words",
+			"--headless", "--approve", "allow", "--audit-log", "/a.jsonl", "--log", "/l.log", "--", "agent"},
+			cliOptions{configPath: "/c.toml", cwd: "/p", prompts: []string{"one", "two words"}, headless: true,
+				approve: "allow", auditLog: "/a.jsonl", logFile: "/l.log", agent: []string{"agent"}}},
+		{"single dash and =", []string{"-prompt=x", "-demo"}, cliOptions{approve: "deny", prompts: []string{"x"}, demo: true}},
+		{"help", []string{"--help"}, cliOptions{approve: "deny", help: true}},
+		{"-h", []string{"-h"}, cliOptions{approve: "deny", help: true}},
+		{"version wins over bad approve", []string{"--version", "--approve", "x"}, cliOptions{approve: "x", version: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := parseArgs(c.args)
+			if err != nil {
+				t.Fatalf("parseArgs: %v", err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("parseArgs = %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestParseArgsErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"--approve", "maybe"}, `--approve must be deny or allow, not "maybe"`},
+		{[]string{"--demo", "--", "agent"}, `--demo runs the built-in agent; do not also name an agent ("agent")`},
+		{[]string{"--prompt", " "}, "--prompt #1 is empty"},
+		{[]string{"--cwd"}, "flag needs an argument: -cwd"},
+	} {
+		_, err := parseArgs(c.args)
+		if !errors.Is(err, errUsage) || trimUsage(err) != c.want {
+			t.Errorf("parseArgs(%q) error = %v, want usage error %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestParsePolicyCheck(t *testing.T) {
+	p, err := parsePolicyCheck([]string{"--cwd", "/p", "--", "git", "push", "--force"})
+	if err != nil || p.cwd != "/p" || !reflect.DeepEqual(p.command, []string{"git", "push", "--force"}) {
+		t.Fatalf("parsePolicyCheck = %+v, %v", p, err)
+	}
+	if _, err := parsePolicyCheck([]string{"--config", "x"}); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "no command given") {
+		t.Fatalf("no command: err = %v", err)
+	}
+}
+
+func TestRunUsageAndInfo(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config")}
+	getenv := func(k string) string { return env[k] }
+	for _, c := range []struct {
+		args             []string
+		code             int
+		stdout, stderrIn string
+	}{
+		{[]string{"--help"}, 0, usageText, ""},
+		{[]string{"--bogus"}, 2, "", "acpterm: flag provided but not defined: -bogus\nRun 'acpterm --help' for usage.\n"},
+		{[]string{"--cwd", filepath.Join(home, "missing"), "--", "agent"}, 2, "", "does not exist"},
+		{[]string{"--cwd", home}, 2, "", "no agent: name one after \"--\""},
+		{[]string{"--cwd", home, "--headless", "--", "agent"}, 2, "", "--headless needs at least one --prompt"},
+		{[]string{"policy"}, 2, "", "usage: acpterm policy check"},
+		{[]string{"policy", "check"}, 2, "", "no command given"},
+		{[]string{"audit", "verify", filepath.Join(home, "nope.jsonl")}, 2, "", "nope.jsonl does not exist"},
+		{[]string{"audit", "list"}, 2, "", "usage: acpterm audit verify [FILE]"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), c.args, stdio{strings.NewReader(""), &out, &errb}, getenv)
+		if code != c.code || out.String() != c.stdout || !strings.Contains(errb.String(), c.stderrIn) {
+			t.Errorf("run(%q) = %d\nstdout %q\nstderr %q\nwant %d, stdout %q, stderr containing %q", c.args, code, out.String(), errb.String(), c.code, c.stdout, c.stderrIn)
+		}
+	}
+	// Usage errors on the main command line happen before the log is opened: no state dir yet.
+	if _, err := os.Stat(filepath.Join(home, "state", "acpterm", "acpterm.log")); err != nil {
+		t.Logf("log not created (fine): %v", err)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"--version"}, stdio{nil, &out, &bytes.Buffer{}}, func(string) string { return "" }); code != 0 {
+		t.Fatalf("code = %d", code)
+	}
+	if want := "acpterm " + versionString() + "\n"; out.String() != want || versionString() == "" {
+		t.Fatalf("--version printed %q, want %q", out.String(), want)
+	}
+}
+
+func TestAgentCommand(t *testing.T) {
+	cfg := &config.Config{Source: "/c.toml", Agent: config.Agent{Command: []string{"from-config", "-v"}}}
+	if got, _ := agentCommand(cliOptions{agent: []string{"a", "b"}}, cfg); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("explicit agent = %q", got)
+	}
+	if got, _ := agentCommand(cliOptions{}, cfg); !reflect.DeepEqual(got, []string{"from-config", "-v"}) {
+		t.Errorf("config agent = %q", got)
+	}
+	got, err := agentCommand(cliOptions{demo: true}, cfg)
+	exe, _ := os.Executable()
+	if err != nil || !reflect.DeepEqual(got, []string{exe, "__demo-agent"}) {
+		t.Errorf("demo agent = %q, %v", got, err)
+	}
+	_, err = agentCommand(cliOptions{}, &config.Config{Source: "built-in defaults"})
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "set [agent] command in built-in defaults") {
+		t.Errorf("no agent: err = %v", err)
+	}
+}
+
+func TestSessionDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sessionDir(cliOptions{cwd: dir}); err != nil || got != dir {
+		t.Errorf("sessionDir(dir) = %q, %v", got, err)
+	}
+	if _, err := sessionDir(cliOptions{cwd: file}); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("sessionDir(file) err = %v", err)
+	}
+	d, err := sessionDir(cliOptions{demo: true})
+	if err != nil || !strings.Contains(filepath.Base(d), "acpterm-demo-") {
+		t.Fatalf("demo dir = %q, %v", d, err)
+	}
+	os.Remove(d)
+}
+
+func TestOpenLogTruncatesLongValues(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "x.log")
+	prev := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	logger, f, err := openLog(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger.Info("line", "raw", strings.Repeat("a", maxLogValue+10))
+	slog.Info("via default")
+	f.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if !strings.Contains(s, "…(10 bytes cut)") || strings.Contains(s, strings.Repeat("a", maxLogValue+1)) || !strings.Contains(s, "via default") {
+		t.Fatalf("log = %q", s)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Fatalf("log mode = %v, want 0600", st.Mode().Perm())
+	}
+}
