@@ -381,8 +381,8 @@ func sliceLines(text string, line, limit *int) string {
 // parent directories are created inside the root (os.Root.MkdirAll, mode 0755 before umask);
 // the content goes to a temp file ".<name>.acpterm-<rand>" created with O_EXCL, is fsynced and
 // renamed over the target, so a hard link to an outside file is never written through (B39: the
-// outside inode keeps its content). An existing file keeps its permission bits; a new one gets
-// 0644 before umask. It returns the old content (for a diff) and whether the file existed; old
+// outside inode keeps its content). An existing file keeps its permission bits (and owner when
+// permitted); a new one gets 0644 minus the umask. It returns the old content (for a diff) and whether the file existed; old
 // content larger than MaxFileBytes is returned as "". Errors: ErrInvalid (relative path, target
 // not a regular file), ErrOutside (outside the roots, deny_write, protected path). WriteFile does
 // not ask: the caller decides with DecideWrite first.
@@ -406,6 +406,7 @@ func (e *Engine) WriteFile(path, content string) (old string, existed bool, err 
 		}
 	}
 	mode := fs.FileMode(0o644)
+	uid, gid := -1, -1
 	if st, err := r.Lstat(rel); err == nil {
 		switch {
 		case st.Mode()&fs.ModeSymlink != 0:
@@ -415,6 +416,9 @@ func (e *Engine) WriteFile(path, content string) (old string, existed bool, err 
 		default:
 			existed = true
 			mode = st.Mode().Perm()
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+				uid, gid = int(sys.Uid), int(sys.Gid)
+			}
 			if st.Size() <= MaxFileBytes {
 				if data, err := readRegular(r, rel, real); err == nil {
 					old = strings.ToValidUTF8(string(data), "\uFFFD")
@@ -426,7 +430,11 @@ func (e *Engine) WriteFile(path, content string) (old string, existed bool, err 
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, "."+name+".acpterm-"+hex.EncodeToString(rnd[:]))
+	short := name
+	if len(short) > 200 { // keep the temp name under NAME_MAX (255)
+		short = short[:200]
+	}
+	tmp := filepath.Join(dir, "."+short+".acpterm-"+hex.EncodeToString(rnd[:]))
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
 	if err != nil {
 		return "", false, fmt.Errorf("create temp file for %s: %w", real, rootErr(real, err))
@@ -441,8 +449,13 @@ func (e *Engine) WriteFile(path, content string) (old string, existed bool, err 
 	if _, err := io.WriteString(f, content); err != nil {
 		return "", false, fmt.Errorf("write %s: %w", real, err)
 	}
-	if err := f.Chmod(mode); err != nil {
-		return "", false, fmt.Errorf("chmod %s: %w", real, err)
+	if existed { // a new file keeps the umask; a replaced one its old mode (and owner, if we may)
+		if err := f.Chmod(mode); err != nil {
+			return "", false, fmt.Errorf("chmod %s: %w", real, err)
+		}
+		if uid >= 0 {
+			_ = f.Chown(uid, gid)
+		}
 	}
 	if err := f.Sync(); err != nil {
 		return "", false, fmt.Errorf("sync %s: %w", real, err)

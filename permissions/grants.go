@@ -405,7 +405,8 @@ type GrantOptions struct {
 // a link concern (rule "link") is never granted. With persist the grants are saved to the
 // grants file.
 // Errors: d is a deny or has no asking leaf, a leaf is banned (shell, interpreter, env, sudo,
-// xargs, find -exec, git -c, npm run, make, …) or has dynamic words; nothing is granted then.
+// xargs, find -exec, git -c, npm run, make, …), has dynamic words, or runs a program inside the
+// roots (the agent could rewrite it) or by relative path; nothing is granted then.
 func (e *Engine) Grant(d Decision, persist bool) (Grant, error) {
 	gs, err := e.GrantWith(d, GrantOptions{Persist: persist})
 	if err != nil {
@@ -443,6 +444,13 @@ func (e *Engine) GrantWith(d Decision, o GrantOptions) ([]Grant, error) {
 		}
 		if slices.Contains(l.Argv, DynamicWord) {
 			return nil, fmt.Errorf("grant refused for %q: it has words only known when the shell runs", strings.Join(l.Argv, " "))
+		}
+		// A program the agent can rewrite would make "always" cover whatever it writes next.
+		if l.Program != "" && e.roots.Contains(l.Program) {
+			return nil, fmt.Errorf("grant refused for %q: %s is inside the roots, so its content can change", strings.Join(l.Argv, " "), l.Program)
+		}
+		if l.Program == "" && strings.Contains(l.Argv[0], "/") && !filepath.IsAbs(l.Argv[0]) {
+			return nil, fmt.Errorf("grant refused for %q: %s is a relative program path", strings.Join(l.Argv, " "), l.Argv[0])
 		}
 		g := Grant{Argv: slices.Clone(l.Argv), Program: l.Program, Session: o.Session, Saved: o.Persist}
 		if o.Persist {

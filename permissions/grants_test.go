@@ -119,6 +119,16 @@ func TestGrantRefused(t *testing.T) {
 		{Decision{Verdict: Ask, Rule: "link", Path: "/x"}, `grant refused for /x: only the [policy.fs] ask verdict can be granted (link)`},
 		{Decision{Verdict: Ask, Rule: "unmatched"}, `grant refused: no command in the request needed approval`},
 	}
+	cases = append(cases,
+		struct {
+			d    Decision
+			want string
+		}{askDecision(askLeaf(filepath.Join(s.proj, "build.sh"), "./build.sh")), `grant refused for "./build.sh": ` + filepath.Join(s.proj, "build.sh") + ` is inside the roots, so its content can change`},
+		struct {
+			d    Decision
+			want string
+		}{askDecision(askLeaf("", "bin/tool", "x")), `grant refused for "bin/tool x": bin/tool is a relative program path`},
+	)
 	for _, c := range cases {
 		_, err := e.Grant(c.d, false)
 		if err == nil || err.Error() != c.want {
