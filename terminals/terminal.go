@@ -88,6 +88,7 @@ type Terminal struct {
 	blEOF   bool // the reader has finished
 	blWake  chan struct{}
 	skipped atomic.Int64 // bytes never shown because of skip-ahead
+	lastSkip time.Time   // when the backlog last overflowed (flood mode); blMu
 
 	leaderDone chan struct{} // leader reaped
 	drained    chan struct{} // output written before exit has been read
@@ -379,9 +380,42 @@ func (t *Terminal) skipAhead() {
 			cut++
 		}
 	}
+	t.cutBacklog(cut)
+	t.lastSkip = time.Now()
+}
+
+// cutBacklog drops the first cut bytes of the backlog; blMu held.
+func (t *Terminal) cutBacklog(cut int) {
+	if cut <= 0 {
+		return
+	}
 	t.skipped.Add(int64(cut))
 	t.backlog = append(t.backlog[:0], t.backlog[cut:]...)
 	t.skip = true
+}
+
+// screenTail returns where the last rows+1 lines of the backlog begin (0
+// when there are fewer), cut no earlier than maxTail bytes from the end;
+// blMu held. Fed after a screen reset, these lines rebuild the visible
+// rows of streaming output exactly.
+func (t *Terminal) screenTail(rows, maxTail int) int {
+	b := t.backlog
+	end := len(b)
+	for range rows + 1 {
+		i := bytes.LastIndexByte(b[:end], '\n')
+		if i < 0 {
+			return 0
+		}
+		end = i
+	}
+	cut := end + 1
+	if min := len(b) - maxTail; cut < min {
+		cut = min
+		for cut < len(b) && b[cut]&0xC0 == 0x80 {
+			cut++
+		}
+	}
+	return cut
 }
 
 func wake(c chan struct{}) {
@@ -391,10 +425,22 @@ func wake(c chan struct{}) {
 	}
 }
 
-// feeder hands the backlog to the screen in small slices.
+// floodFrame is how often the screen is rebuilt while the output floods
+// (flood mode lasts floodHold after the backlog last overflowed).
+const (
+	floodFrame = 40 * time.Millisecond
+	floodHold  = 500 * time.Millisecond
+)
+
+// feeder hands the backlog to the screen in small slices. In flood mode it
+// only rebuilds the visible rows from the newest output once per
+// floodFrame, so the emulator's cost stays small and the reader (and the
+// child) run at full speed.
 func (t *Terminal) feeder() {
 	defer close(t.feederDone)
 	chunk := make([]byte, 0, feedTake)
+	frame := time.NewTimer(0)
+	defer frame.Stop()
 	for {
 		t.blMu.Lock()
 		for len(t.backlog) == 0 && !t.blEOF {
@@ -406,9 +452,20 @@ func (t *Terminal) feeder() {
 			t.blMu.Unlock()
 			return
 		}
-		if t.blEOF && !t.scr.alt.Load() {
+		alt := t.scr.alt.Load()
+		if !alt && !t.blEOF && time.Since(t.lastSkip) < floodHold {
+			// Flood mode: wait for the next frame, then show only the newest rows.
+			t.blMu.Unlock()
+			select {
+			case <-frame.C:
+			case <-t.readerDone:
+			}
+			frame.Reset(floodFrame)
+			t.blMu.Lock()
+			t.cutBacklog(t.screenTail(t.scr.Size().Rows, skipTail))
+		} else if t.blEOF && !alt && len(t.backlog) > skipTail {
 			// Nothing more will come: show only the end of a long backlog.
-			t.skipAhead()
+			t.cutBacklog(t.screenTail(t.scr.Size().Rows, skipTail))
 		}
 		n := min(len(t.backlog), feedTake)
 		chunk = append(chunk[:0], t.backlog[:n]...)

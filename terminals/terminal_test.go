@@ -359,7 +359,8 @@ func TestReleaseResolvesPendingWaiter(t *testing.T) {
 
 func TestQueriesDoNotBlock(t *testing.T) {
 	h := newMgr(t, ManagerOptions{})
-	out := runText(t, h, `printf '\033[6n\033[c\033[5n'; echo after`, 0)
+	// -echo: the replies arrive as typed input, which the tty would echo.
+	out := runText(t, h, `stty -echo; printf '\033[6n\033[c\033[5n'; echo after`, 0)
 	if out.Text != "after\n" {
 		t.Fatalf("got %q", out.Text)
 	}
