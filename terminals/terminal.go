@@ -82,13 +82,13 @@ type Terminal struct {
 	inWake   chan struct{}
 
 	// output backlog → feeder goroutine
-	blMu    sync.Mutex
-	backlog []byte
-	skip    bool // reset the screen before feeding the backlog
-	blEOF   bool // the reader has finished
-	blWake  chan struct{}
-	skipped atomic.Int64 // bytes never shown because of skip-ahead
-	lastSkip time.Time   // when the backlog last overflowed (flood mode); blMu
+	blMu     sync.Mutex
+	backlog  []byte
+	skip     bool // reset the screen before feeding the backlog
+	blEOF    bool // the reader has finished
+	blWake   chan struct{}
+	skipped  atomic.Int64 // bytes never shown because of skip-ahead
+	lastSkip time.Time    // when the backlog last overflowed (flood mode); blMu
 
 	leaderDone chan struct{} // leader reaped
 	drained    chan struct{} // output written before exit has been read
