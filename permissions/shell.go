@@ -598,11 +598,7 @@ func (a *analyzer) static(w *syntax.Word, c actx) (string, bool) {
 			if i == 0 && c.lang == syntax.LangZsh && strings.HasPrefix(x.Value, "=") {
 				return "", false // zsh =cmd expands to a path
 			}
-			if c.lang != syntax.LangPOSIX && strings.Contains(x.Value, "{") {
-				if syntax.SplitBraces(&syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: x.Value}}}) {
-					return "", false
-				}
-			}
+
 		case *syntax.SglQuoted:
 		case *syntax.DblQuoted:
 			if x.Dollar {
@@ -617,18 +613,36 @@ func (a *analyzer) static(w *syntax.Word, c actx) (string, bool) {
 			return "", false
 		}
 	}
-	if c.lang != syntax.LangPOSIX && len(w.Parts) > 1 {
-		// braces split across quoted parts: {a,'b'} is still a brace expansion in bash.
-		cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
-		if syntax.SplitBraces(cp) {
-			return "", false
-		}
+	if c.lang != syntax.LangPOSIX && hasBraceExp(w) {
+		return "", false // bash/zsh/ksh split {a,b} and {1..3} into several words (POSIX sh does not)
 	}
 	fields, err := expand.Fields(a.fieldCfg, w)
 	if err != nil || len(fields) != 1 {
 		return "", false
 	}
 	return fields[0], true
+}
+
+// hasBraceExp reports whether w holds a brace expansion ({a,b}, {1..3}, also across quoted
+// parts as in {a,'b'}); w itself is not modified.
+func hasBraceExp(w *syntax.Word) bool {
+	found := false
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
+			found = true
+		}
+	}
+	if !found {
+		return false
+	}
+	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+	syntax.SplitBraces(cp)
+	for _, p := range cp.Parts {
+		if _, ok := p.(*syntax.BraceExp); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // unquotedGlob reports an unescaped * ? or [ in an unquoted literal.
@@ -1027,5 +1041,6 @@ loop:
 	}
 	// A child shell's cd does not move this shell, but the candidates it adds are kept: checks
 	// against more directories are only stricter.
+	inC.lang = lang
 	a.script(words[i].s, a.deeper(inC, ""))
 }
