@@ -139,7 +139,7 @@ func staticWords(ss []string) []wv {
 // analyzer walks one request's commands and collects leaves and findings.
 type analyzer struct {
 	pol      *commandPolicy
-	home     string                       // HOME of the child environment (tilde expansion)
+	home     string                                // HOME of the child environment (tilde expansion)
 	judge    func(abs string, write bool) *finding // path check for redirect targets; nil = fine
 	leaves   []*rawLeaf
 	notes    []finding
