@@ -388,3 +388,31 @@ func TestWorldWritableRefused(t *testing.T) {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
 }
+
+func TestCwdOutsideRoots(t *testing.T) {
+	home, cwd, e := sandbox(t)
+	other := filepath.Join(home, "other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(home, "c.toml")
+	writeFile(t, f, "[policy]\nroots = [\"~/other\"]\n")
+	_, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get})
+	want := f + ":2:1: policy.roots: the session cwd " + cwd + " is outside every root; add it (or a parent) or start acpterm inside a root"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	// A parent root is fine; so is proj-evil vs proj containment by path, not prefix.
+	writeFile(t, f, "[policy]\nroots = [\""+filepath.Dir(cwd)+"\"]\n")
+	if _, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get}); err != nil {
+		t.Error(err)
+	}
+	evil := cwd + "-evil"
+	if err := os.MkdirAll(evil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, f, "[policy]\nroots = [\""+cwd+"\"]\n")
+	if _, err := Load(LoadOptions{Path: f, Cwd: evil, Getenv: e.get}); err == nil {
+		t.Error("cwd proj-evil accepted for root proj")
+	}
+}

@@ -144,7 +144,7 @@ func Load(o LoadOptions) (*Config, error) {
 		path = expandTilde(path, getenv) // a relative path is relative to the process cwd
 	}
 	if path != "" {
-		if err := applyFile(cfg, path, false, getenv); err != nil {
+		if err := applyFile(cfg, path, realCwd, false, getenv); err != nil {
 			return nil, err
 		}
 		cfg.Source = path
@@ -152,7 +152,7 @@ func Load(o LoadOptions) (*Config, error) {
 
 	proj := filepath.Join(realCwd, ProjectFileName)
 	if st, err := os.Stat(proj); err == nil && st.Mode().IsRegular() {
-		if err := applyFile(cfg, proj, true, getenv); err != nil {
+		if err := applyFile(cfg, proj, realCwd, true, getenv); err != nil {
 			return nil, err
 		}
 		cfg.Project = proj
@@ -178,6 +178,12 @@ func unsafeOwner(file string) string {
 		return fmt.Sprintf("refusing a policy file owned by another user (uid %d)", sys.Uid)
 	}
 	return ""
+}
+
+// within reports whether p is base or beneath it (filepath.Rel, never a string prefix).
+func within(base, p string) bool {
+	rel, err := filepath.Rel(base, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // errText strips the *PathError prefix so messages do not repeat the path.
@@ -236,6 +242,7 @@ type fileUI struct {
 
 // loader carries one file's state while it is validated and merged.
 type loader struct {
+	cwd     string // the real session cwd
 	file    string
 	project bool
 	idx     positions
@@ -261,7 +268,7 @@ func (l *loader) widen(key, what string) *Error {
 }
 
 // applyFile parses, validates and merges one file into cfg.
-func applyFile(cfg *Config, file string, project bool, getenv func(string) string) error {
+func applyFile(cfg *Config, file, cwd string, project bool, getenv func(string) string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return &Error{File: file, Msg: errText(err)}
@@ -275,7 +282,7 @@ func applyFile(cfg *Config, file string, project bool, getenv func(string) strin
 	if err := dec.Decode(&fc); err != nil {
 		return decodeErr(file, err)
 	}
-	l := &loader{file: file, project: project, idx: indexPositions(data), getenv: getenv}
+	l := &loader{cwd: cwd, file: file, project: project, idx: indexPositions(data), getenv: getenv}
 	if project {
 		return l.tighten(cfg, &fc)
 	}
@@ -326,6 +333,9 @@ func (l *loader) merge(cfg *Config, fc *fileConfig) error {
 			roots, err := l.roots(*p.Roots)
 			if err != nil {
 				return err
+			}
+			if !slices.ContainsFunc(roots, func(r string) bool { return within(r, l.cwd) }) {
+				return l.errAt(l.idx.at("policy.roots"), "policy.roots", "the session cwd %s is outside every root; add it (or a parent) or start acpterm inside a root", l.cwd)
 			}
 			cfg.Policy.Roots = roots
 		}
