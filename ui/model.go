@@ -1,9 +1,15 @@
 package ui
 
 import (
+	"os"
+	"time"
+
+	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/acpterm/acpterm/acpclient"
+	"github.com/acpterm/acpterm/permissions"
 )
 
 // Messages delivered to the model from outside Update.
@@ -14,27 +20,128 @@ type (
 	eventsClosedMsg struct{}
 	// redrawMsg asks the model to rebuild its cached frame (coalesced, ≤ 1 per frameInterval).
 	redrawMsg struct{}
+	// tickMsg animates the spinner and pane elapsed times; it runs only while a turn or a
+	// terminal is live (never when idle).
+	tickMsg struct{ gen int }
+	// cmdErrMsg reports a failed background call (SetMode, SetConfigOption, pager, revoke).
+	cmdErrMsg struct {
+		what string
+		err  error
+	}
+	// pagerDoneMsg ends a $PAGER run; path is the temp file to remove.
+	pagerDoneMsg struct {
+		path string
+		err  error
+	}
 )
+
+// Tick intervals: the spinner runs at spinInterval during a turn; pane titles (elapsed time)
+// refresh every second while a terminal runs.
+const (
+	spinInterval    = 100 * time.Millisecond
+	elapsedInterval = time.Second
+)
+
+var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // Model is the root (and only) tea.Model of the interactive program.
 type Model struct {
 	d     deps
 	dirty chan struct{} // model-side "please redraw" signal, read by redrawLoop
+	now   func() time.Time
 
-	width, height int
-	frame         string // cached frame; View returns it
-	needFrame     bool
+	keys KeyMap
+	st   *Styles
+	md   *markdown
+	conv *conversation
+	ed   *editor
+	comp completion
+	appr *approvals
+	help help.Model
 
-	state acpclient.State
+	theme             string // "auto", "dark", "light"
+	dark, noColor     bool
+	width, height     int
+	canvas            *lipgloss.Canvas
+	frame             string
+	cursor            *tea.Cursor
+	needFrame         bool
+	lay               layout
+	lastPaneVersions  uint64 // sum of pane screen versions at the last frame
+	windowTitle       string
+	pendingBellFor    string // request id a bell was rung for
+	tickArmed         bool
+	tickGen           int
+	spin              int
+	lastElapsedRedraw time.Time
 
-	busy      bool     // a prompt turn is running
-	queue     []string // prompts typed during a turn, sent in order when it ends
-	agentGone string   // non-empty once the agent process exited: the status text
+	state    acpclient.State
+	panes    []*pane
+	paneByID map[string]*pane
+	selected int // index into panes; -1 none
+	focused  bool
+	zoomed   bool
+
+	busy          bool     // a prompt turn is running (or was just sent)
+	queue         []string // prompts typed during a turn, sent in order when it ends
+	cancelPending bool
+	banners       []banner
+	answered      map[string]bool // permission requests answered, not yet resolved
+
+	showHelp   bool
+	showGrants bool
+	grantList  []permissions.Grant
+	grantSel   int
+
+	agentGone string // non-empty once the agent process exited on its own: the status text
+	closed    bool   // the event channel closed
 	quitting  bool
+	keyErr    string // a bad [ui] keys entry, shown as a banner
 }
 
 func newModel(d deps) *Model {
-	return &Model{d: d, dirty: make(chan struct{}, 1), needFrame: true}
+	m := &Model{
+		d:        d,
+		dirty:    make(chan struct{}, 1),
+		now:      time.Now,
+		keys:     DefaultKeyMap(),
+		ed:       newEditor(),
+		appr:     newApprovals(),
+		help:     help.New(),
+		paneByID: map[string]*pane{},
+		selected: -1,
+		answered: map[string]bool{},
+		theme:    "auto",
+		dark:     true,
+	}
+	if d.cfg != nil {
+		if err := m.keys.applyKeys(d.cfg.UI.Keys); err != nil {
+			m.keyErr = err.Error()
+			m.banners = append(m.banners, banner{level: "error", text: err.Error()})
+		}
+		if d.cfg.UI.Theme != "" {
+			m.theme = d.cfg.UI.Theme
+		}
+	}
+	m.noColor = os.Getenv("NO_COLOR") != ""
+	if m.theme == "light" {
+		m.dark = false
+	}
+	m.applyTheme()
+	m.markDirty()
+	return m
+}
+
+// applyTheme (re)builds styles and renderers for m.dark / m.noColor.
+func (m *Model) applyTheme() {
+	m.st = newStyles(m.dark, m.noColor)
+	m.md = newMarkdown(m.dark, m.noColor)
+	if m.conv == nil {
+		m.conv = newConversation(m.st, m.md)
+	} else {
+		m.conv.setTheme(m.st, m.md)
+	}
+	m.help.Styles = help.DefaultStyles(m.dark)
 }
 
 // markDirty asks for a new frame soon (coalesced by redrawLoop); never blocks.
@@ -48,18 +155,19 @@ func (m *Model) markDirty() {
 
 // enqueuePrompt sends text now when idle, or queues it until the running turn ends.
 func (m *Model) enqueuePrompt(text string) tea.Cmd {
-	if m.busy {
+	if m.busy || m.agentGone != "" {
 		m.queue = append(m.queue, text)
 		return nil
 	}
 	m.busy = true
+	m.cancelPending = false
 	agent := m.d.agent
-	return func() tea.Msg { agent.Prompt(text); return nil }
+	return tea.Batch(func() tea.Msg { agent.Prompt(text); return nil }, m.armTick())
 }
 
 // nextPrompt starts the first queued prompt when no turn is running.
 func (m *Model) nextPrompt() tea.Cmd {
-	if m.busy || len(m.queue) == 0 {
+	if m.busy || len(m.queue) == 0 || m.agentGone != "" {
 		return nil
 	}
 	text := m.queue[0]
@@ -67,9 +175,30 @@ func (m *Model) nextPrompt() tea.Cmd {
 	return m.enqueuePrompt(text)
 }
 
+// cancelTurn sends session/cancel for the running turn (from a Cmd).
+func (m *Model) cancelTurn() tea.Cmd {
+	if !m.busy || m.cancelPending {
+		return nil
+	}
+	m.cancelPending = true
+	m.markDirty()
+	agent := m.d.agent
+	return func() tea.Msg { agent.Cancel(); return nil }
+}
+
+// quit ends the program; Run then performs the shutdown (Client.Close, Terminals.Close).
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	return tea.Quit
+}
+
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
-	return m.nextPrompt()
+	cmds := []tea.Cmd{m.nextPrompt()}
+	if m.theme == "auto" && !m.noColor {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
 }
 
 // Update implements tea.Model: a dispatcher by message family.
@@ -78,28 +207,134 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.markDirty()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if m.theme == "auto" && msg.IsDark() != m.dark {
+			m.dark = msg.IsDark()
+			m.applyTheme()
+			m.markDirty()
+		}
+		return m, nil
 	case redrawMsg:
-		if m.needFrame {
-			m.frame = m.render()
-			m.needFrame = false
-		}
+		m.redraw()
+		return m, nil
+	case tickMsg:
+		return m, m.onTick(msg)
 	case acpEventMsg:
-		m.state.Apply(msg.ev)
+		return m, m.handleEvent(msg.ev)
+	case eventsClosedMsg:
+		m.closed = true
+		m.busy = false
 		m.markDirty()
+		return m, nil
 	case tea.KeyPressMsg:
-		if msg.String() == "ctrl+q" {
-			m.quitting = true
-			return m, tea.Quit
+		return m, m.handleKey(normKey(msg))
+	case tea.PasteMsg:
+		return m, m.handlePaste(msg.Content)
+	case tea.MouseMsg:
+		return m, m.handleMouse(msg)
+	case cmdErrMsg:
+		m.addBanner("error", msg.what+": "+msg.err.Error())
+		return m, nil
+	case pagerDoneMsg:
+		if msg.path != "" {
+			_ = os.Remove(msg.path)
 		}
+		if msg.err != nil {
+			m.addBanner("error", "pager: "+msg.err.Error())
+		}
+		m.markDirty()
+		return m, nil
 	}
 	return m, nil
+}
+
+// addBanner shows a message in the conversation after the current last item.
+func (m *Model) addBanner(level, text string) {
+	m.banners = append(m.banners, banner{after: len(m.state.Timeline), level: level, text: text})
+	m.markDirty()
+}
+
+// redraw rebuilds the cached frame when the model changed or a pane screen did.
+func (m *Model) redraw() {
+	if !m.needFrame && m.paneVersions() == m.lastPaneVersions {
+		return
+	}
+	m.needFrame = false
+	m.frame, m.cursor = m.render()
+}
+
+// paneVersions sums the screen versions of the panes (a cheap change detector).
+func (m *Model) paneVersions() uint64 {
+	var v uint64
+	for _, p := range m.panes {
+		if p.screen != nil {
+			v += p.screen.Version()
+		}
+	}
+	return v
+}
+
+// needsTick reports whether anything animates: a turn (spinner), a running terminal (elapsed
+// time), or panes to poll when no Wake is wired.
+func (m *Model) needsTick() (time.Duration, bool) {
+	if m.busy {
+		return spinInterval, true
+	}
+	for _, p := range m.panes {
+		if p.exit == nil {
+			if m.d.polling {
+				return pollInterval, true
+			}
+			return elapsedInterval, true
+		}
+	}
+	return 0, false
+}
+
+// armTick schedules the next tick when something animates and none is pending.
+func (m *Model) armTick() tea.Cmd {
+	if m.tickArmed {
+		return nil
+	}
+	d, ok := m.needsTick()
+	if !ok {
+		return nil
+	}
+	m.tickArmed = true
+	m.tickGen++
+	gen := m.tickGen
+	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
+}
+
+func (m *Model) onTick(t tickMsg) tea.Cmd {
+	if t.gen != m.tickGen {
+		return nil
+	}
+	m.tickArmed = false
+	if m.busy {
+		m.spin = (m.spin + 1) % len(spinFrames)
+		m.needFrame = true
+	}
+	if now := m.now(); now.Sub(m.lastElapsedRedraw) >= elapsedInterval {
+		for _, p := range m.panes {
+			if p.exit == nil {
+				m.lastElapsedRedraw = now
+				m.needFrame = true
+				break
+			}
+		}
+	}
+	m.redraw()
+	return m.armTick()
 }
 
 // View implements tea.Model; it returns the cached frame built on the last redrawMsg.
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.frame)
 	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.Cursor = m.cursor
+	v.WindowTitle = m.windowTitle
 	return v
 }
-
-func (m *Model) render() string { return "acpterm" }

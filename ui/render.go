@@ -1,0 +1,275 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// render builds a whole frame on the persistent canvas and returns it with the cursor to show
+// (nil: hidden). Only Update calls it (via redraw).
+func (m *Model) render() (string, *tea.Cursor) {
+	if m.width <= 0 || m.height <= 0 {
+		return "", nil
+	}
+	m.applyLayout()
+	w, h := max(m.width, minWindowWidth), max(m.height, minWindowHeight)
+	if m.canvas == nil || m.canvas.Width() != w || m.canvas.Height() != h {
+		m.canvas = lipgloss.NewCanvas(w, h)
+	} else {
+		m.canvas.Clear()
+	}
+	c := m.canvas
+	l := m.lay
+	var cursor *tea.Cursor
+	now := m.now()
+
+	if !l.conv.Empty() {
+		m.drawConversation(c, l.conv)
+	}
+	for _, pr := range l.panes {
+		p := m.panes[pr.index]
+		sel := pr.index == m.selected
+		pos, show := drawPane(c, m.st, p, pr.outer, paneDrawOpts{
+			focused: sel && m.focused, selected: sel && len(m.panes) > 1,
+			leaveKey: m.keys.LeavePane.Help().Key, now: now,
+		})
+		if show {
+			cursor = tea.NewCursor(pos.X, pos.Y)
+		}
+	}
+	if l.tabbed {
+		drawText(c, l.tabs, m.tabBar(l.tabs.Dx()))
+	}
+	drawText(c, l.sep, m.separatorLine(w))
+	rows, cr, cc := m.ed.view(max(w-2, 1), l.editor.Dy())
+	for i, row := range rows {
+		prefix := "  "
+		if i == 0 && m.ed.top == 0 {
+			prefix = m.st.EditorPrompt.Render("›") + " "
+		}
+		drawText(c, uv.Rect(0, l.editor.Min.Y+i, w, 1), prefix+row)
+	}
+	if !m.focused {
+		cursor = tea.NewCursor(2+cc, l.editor.Min.Y+cr)
+	}
+	drawText(c, l.status, m.statusLine(w))
+
+	var overlay string
+	switch {
+	case m.showHelp:
+		overlay = m.helpOverlay(l.main)
+	case m.showGrants:
+		overlay = m.grantsOverlay(l.main)
+	default:
+		if p, ok := m.frontApproval(); ok && !m.focused {
+			n := len(m.state.Pending) - m.pendingApprovals() + 1
+			total := len(m.state.Pending)
+			overlay = m.appr.render(m.st, p, n, total, min(max(l.main.Dx()-4, 20), 100), l.main.Dy())
+		} else if ok && m.focused {
+			hint := m.st.ModalTitle.Render(fmt.Sprintf(" Permission waiting (%d) · %s leaves the pane to answer ", m.pendingApprovals(), m.keys.LeavePane.Help().Key))
+			drawLabel(c, 1, 0, w-2, hint)
+		}
+	}
+	if overlay != "" {
+		ow, oh := lipgloss.Width(overlay), lipgloss.Height(overlay)
+		ow, oh = min(ow, l.main.Dx()), min(oh, l.main.Dy())
+		x := l.main.Min.X + (l.main.Dx()-ow)/2
+		y := l.main.Min.Y + max((l.main.Dy()-oh)/2, 0)
+		drawText(c, uv.Rect(x, y, ow, oh), overlay)
+		if !m.focused {
+			cursor = nil
+		}
+	}
+	m.lastPaneVersions = m.paneVersions()
+	return c.Render(), cursor
+}
+
+// drawConversation draws the visible window of the conversation (following the end unless
+// scrolled) into r.
+func (m *Model) drawConversation(c uv.Screen, r uv.Rectangle) {
+	width := r.Dx()
+	if r.Max.X < m.width { // a neighbour on the right: keep a gap
+		width--
+	}
+	lines := m.conv.render(&m.state, m.banners, width, m.preview)
+	if len(lines) == 0 {
+		lines = m.welcome(width)
+	}
+	h := r.Dy()
+	total := len(lines)
+	m.conv.scroll = min(m.conv.scroll, max(total-h, 0))
+	start := max(total-h-m.conv.scroll, 0)
+	end := min(start+h, total)
+	for i := start; i < end; i++ {
+		drawText(c, uv.Rect(r.Min.X, r.Min.Y+i-start, width, 1), lines[i])
+	}
+	if m.conv.scroll > 0 {
+		tag := m.st.Warn.Render(fmt.Sprintf(" ↓ %d more lines (%s) ", m.conv.scroll, m.keys.ScrollDown.Help().Key))
+		tw := ansi.StringWidth(tag)
+		drawText(c, uv.Rect(r.Min.X+max(width-tw, 0), r.Max.Y-1, min(tw, width), 1), tag)
+	}
+}
+
+func (m *Model) welcome(width int) []string {
+	lines := []string{
+		m.st.Accent.Render("acpterm") + m.st.Dim.Render(" · "+m.agentLabel()),
+		m.st.Dim.Render(truncate("Type a prompt and press enter. "+m.keys.Help.Help().Key+" shows every key.", width)),
+	}
+	return lines
+}
+
+// tabBar lists the panes when they are tabbed: "1 make · running │ 2 ls · exit 0".
+func (m *Model) tabBar(width int) string {
+	var parts []string
+	for i, p := range m.panes {
+		t := fmt.Sprintf(" %d %s · %s ", i+1, truncate(p.label, 20), p.state())
+		if i == m.selected {
+			parts = append(parts, m.st.ModalSelected.Render(t))
+		} else {
+			parts = append(parts, m.st.Dim.Render(t))
+		}
+	}
+	return truncate(strings.Join(parts, m.st.Dim.Render("│")), width)
+}
+
+// separatorLine is the rule above the editor: completion candidates, queue and turn state, or
+// key hints.
+func (m *Model) separatorLine(width int) string {
+	var info string
+	switch {
+	case m.comp.active():
+		var items []string
+		for i, it := range m.comp.items {
+			if i == m.comp.idx {
+				items = append(items, m.st.ModalSelected.Render(it))
+			} else {
+				items = append(items, it)
+			}
+		}
+		info = strings.Join(items, "  ")
+	case m.focused:
+		if p := m.selectedPane(); p != nil {
+			info = m.st.Accent.Render("typing into "+p.label) + m.st.Dim.Render(" · "+m.keys.LeavePane.Help().Key+" leaves")
+		}
+	default:
+		var parts []string
+		if m.busy {
+			if m.cancelPending {
+				parts = append(parts, m.st.Warn.Render("cancelling…"))
+			} else {
+				parts = append(parts, m.st.Dim.Render("working · "+m.keys.Cancel.Help().Key+" cancels"))
+			}
+		}
+		if n := len(m.queue); n > 0 {
+			parts = append(parts, m.st.Warn.Render(fmt.Sprintf("%d queued", n)))
+		}
+		if m.agentGone != "" {
+			parts = append(parts, m.st.Error.Render("agent exited ("+m.agentGone+")"))
+		}
+		if len(parts) == 0 {
+			parts = append(parts, m.st.Dim.Render(fmt.Sprintf("%s send · %s newline · %s complete · %s help",
+				m.keys.Send.Help().Key, m.keys.Newline.Help().Key, m.keys.Complete.Help().Key, m.keys.Help.Help().Key)))
+		}
+		info = strings.Join(parts, m.st.Dim.Render(" · "))
+	}
+	info = truncate(info, max(width-4, 1))
+	rule := m.st.PaneBorder.Render("─ ") + info + " "
+	if rest := width - ansi.StringWidth(rule); rest > 0 {
+		rule += m.st.PaneBorder.Render(strings.Repeat("─", rest))
+	}
+	return rule
+}
+
+// statusLine is the bottom bar: agent, session, mode, model, policy source and enforcement,
+// running terminals, pending approvals, and a spinner during a turn.
+func (m *Model) statusLine(width int) string {
+	st := m.st
+	var parts []string
+	if m.busy {
+		parts = append(parts, spinFrames[m.spin]+" working")
+	}
+	parts = append(parts, m.agentLabel())
+	if sid := m.state.Info.SessionID; sid != "" {
+		parts = append(parts, "session "+truncate(sanitizeLine(sid), 12))
+	}
+	if md := m.currentMode(); md != "" {
+		parts = append(parts, "mode "+md)
+	}
+	if mo := m.currentModel(); mo != "" {
+		parts = append(parts, "model "+mo)
+	}
+	parts = append(parts, "policy "+m.policySource()+" (policy only)")
+	running := 0
+	for _, p := range m.panes {
+		if p.exit == nil {
+			running++
+		}
+	}
+	if len(m.panes) > 0 {
+		parts = append(parts, fmt.Sprintf("terminals %d running", running))
+	}
+	if n := m.pendingApprovals(); n > 0 {
+		parts = append(parts, fmt.Sprintf("approvals %d", n))
+	}
+	right := m.keys.Help.Help().Key + " help"
+	left := " " + strings.Join(parts, " · ")
+	room := width - ansi.StringWidth(right) - 2
+	left = truncate(left, max(room, 1))
+	gap := max(width-ansi.StringWidth(left)-ansi.StringWidth(right)-1, 1)
+	line := left + strings.Repeat(" ", gap) + right + " "
+	return st.StatusBar.Render(truncate(line, width))
+}
+
+// policySource names where the policy came from: the config file's base name (and the
+// project file), or "built-in defaults".
+func (m *Model) policySource() string {
+	if m.d.cfg == nil {
+		return "none"
+	}
+	src := m.d.cfg.Source
+	if src == "" {
+		src = "built-in defaults"
+	} else if filepath.IsAbs(src) {
+		src = filepath.Base(src)
+	}
+	if m.d.cfg.Project != "" {
+		src += " + " + filepath.Base(m.d.cfg.Project)
+	}
+	return sanitizeLine(src)
+}
+
+// helpOverlay shows every key binding (bubbles help, full view).
+func (m *Model) helpOverlay(area uv.Rectangle) string {
+	m.help.SetWidth(max(area.Dx()-6, 20))
+	body := m.help.FullHelpView(m.keys.fullHelp())
+	title := m.st.ModalTitle.Render("Keys") + m.st.Dim.Render(" · any key closes")
+	return m.st.Modal.Render(title + "\n\n" + body)
+}
+
+// grantsOverlay lists this session's "always" grants with the selected one highlighted.
+func (m *Model) grantsOverlay(area uv.Rectangle) string {
+	w := min(max(area.Dx()-8, 20), 100)
+	lines := []string{m.st.ModalTitle.Render("Grants") + m.st.Dim.Render(" · d revokes · esc closes"), ""}
+	if len(m.grantList) == 0 {
+		lines = append(lines, m.st.Dim.Render("No grants in this session."))
+	}
+	for i, g := range m.grantList {
+		scope := "session"
+		if g.Saved {
+			scope = "saved"
+		}
+		line := truncate(fmt.Sprintf("%s  %s  (%s)", g.ID, sanitizeLine(g.Rule()), scope), w)
+		if i == m.grantSel {
+			lines = append(lines, m.st.ModalSelected.Render("› "+line))
+		} else {
+			lines = append(lines, "  "+line)
+		}
+	}
+	return m.st.Modal.Render(strings.Join(lines, "\n"))
+}

@@ -1,0 +1,268 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/acpterm/acpterm/acpclient"
+)
+
+// handleKey routes one key press (lock modifiers already masked). Order: a focused pane gets
+// every key except the leave key; then overlays (help, grants); then quit/interrupt; then the
+// approval modal; then pane and conversation commands; then the editor.
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	defer m.markDirty()
+	if m.focused {
+		if key.Matches(k, m.keys.LeavePane) {
+			m.focused = false
+			return nil
+		}
+		if p := m.selectedPane(); p != nil && p.term != nil && p.exit == nil {
+			p.scroll = 0
+			_ = p.term.SendKey(uv.KeyPressEvent(k))
+			return nil
+		}
+		// The program is gone (or the pane is read-only): leave typing mode.
+		m.focused = false
+	}
+	if m.showHelp {
+		m.showHelp = false
+		if key.Matches(k, m.keys.Quit) {
+			return m.quit()
+		}
+		return nil
+	}
+	if m.showGrants {
+		return m.handleGrantsKey(k)
+	}
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		return m.quit()
+	case key.Matches(k, m.keys.Interrupt):
+		if m.busy {
+			return m.cancelTurn()
+		}
+		return m.quit()
+	}
+	if p, ok := m.frontApproval(); ok {
+		ans, _ := m.appr.handleKey(p, k)
+		if ans != nil {
+			return m.answer(p.ID, *ans)
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(k, m.keys.Cancel):
+		if m.comp.active() {
+			m.comp.clear()
+			return nil
+		}
+		if m.zoomed {
+			m.zoomed = false
+			return nil
+		}
+		return m.cancelTurn()
+	case key.Matches(k, m.keys.NextPane):
+		m.selectNextPane()
+		return nil
+	case key.Matches(k, m.keys.FocusPane):
+		return m.focusSelected()
+	case key.Matches(k, m.keys.Zoom):
+		if m.selectedPane() != nil {
+			m.zoomed = !m.zoomed
+		}
+		return nil
+	case key.Matches(k, m.keys.PaneScrollUp):
+		m.scrollPane(m.selectedPane(), m.paneScrollStep())
+		return nil
+	case key.Matches(k, m.keys.PaneScrollDown):
+		m.scrollPane(m.selectedPane(), -m.paneScrollStep())
+		return nil
+	case key.Matches(k, m.keys.ClosePane):
+		m.closeSelected()
+		return nil
+	case key.Matches(k, m.keys.Pager):
+		return m.openPager()
+	case key.Matches(k, m.keys.ScrollUp):
+		m.scrollConv(max(m.lay.conv.Dy()-2, 1))
+		return nil
+	case key.Matches(k, m.keys.ScrollDown):
+		m.scrollConv(-max(m.lay.conv.Dy()-2, 1))
+		return nil
+	case key.Matches(k, m.keys.ToggleThoughts):
+		m.conv.showThoughts = !m.conv.showThoughts
+		return nil
+	case key.Matches(k, m.keys.CycleMode):
+		return m.cycleMode()
+	case key.Matches(k, m.keys.CycleModel):
+		return m.cycleModel()
+	case key.Matches(k, m.keys.Grants):
+		m.openGrants()
+		return nil
+	case key.Matches(k, m.keys.Help) && (k.String() != "?" || m.ed.empty()):
+		m.showHelp = true
+		return nil
+	}
+	return m.handleEditorKey(k)
+}
+
+// handleEditorKey handles send, newline, completion, history and editing.
+func (m *Model) handleEditorKey(k tea.KeyPressMsg) tea.Cmd {
+	if !key.Matches(k, m.keys.Complete) {
+		m.comp.clear()
+	}
+	switch {
+	case key.Matches(k, m.keys.Newline):
+		m.ed.newline()
+		return nil
+	case key.Matches(k, m.keys.Send):
+		text := strings.TrimSpace(m.ed.value())
+		if text == "" {
+			return nil
+		}
+		m.ed.push(m.ed.value())
+		m.ed.reset()
+		m.conv.scroll = 0
+		return m.enqueuePrompt(text)
+	case key.Matches(k, m.keys.Complete):
+		m.ed.complete(&m.comp, m.state.Commands, m.sessionCwd(), m.roots())
+		return nil
+	case key.Matches(k, m.keys.HistoryPrev) && m.ed.onFirstLine():
+		m.ed.historyPrev()
+		return nil
+	case key.Matches(k, m.keys.HistoryNext) && m.ed.onLastLine():
+		m.ed.historyNext()
+		return nil
+	}
+	m.ed.handleKey(k)
+	return nil
+}
+
+// handlePaste forwards a paste to a focused pane, or inserts it into the editor.
+func (m *Model) handlePaste(s string) tea.Cmd {
+	defer m.markDirty()
+	if m.focused {
+		if p := m.selectedPane(); p != nil && p.term != nil && p.exit == nil {
+			_ = p.term.Paste(s)
+			return nil
+		}
+	}
+	if _, ok := m.frontApproval(); ok || m.showHelp || m.showGrants {
+		return nil
+	}
+	m.ed.insert(s)
+	return nil
+}
+
+// frontApproval is the oldest pending request not answered yet.
+func (m *Model) frontApproval() (acpclient.PermissionAsked, bool) {
+	for _, p := range m.state.Pending {
+		if !m.answered[p.ID] {
+			return p, true
+		}
+	}
+	return acpclient.PermissionAsked{}, false
+}
+
+// pendingApprovals counts requests waiting for the user.
+func (m *Model) pendingApprovals() int {
+	n := 0
+	for _, p := range m.state.Pending {
+		if !m.answered[p.ID] {
+			n++
+		}
+	}
+	return n
+}
+
+// answer sends the user's answer from a Cmd and hides the request until it is resolved.
+func (m *Model) answer(id string, a acpclient.Answer) tea.Cmd {
+	m.answered[id] = true
+	agent := m.d.agent
+	return func() tea.Msg { agent.Answer(id, a); return nil }
+}
+
+// cycleMode switches to the next session mode (acpclient SetMode, from a Cmd).
+func (m *Model) cycleMode() tea.Cmd {
+	modes := m.state.Info.Modes
+	if modes == nil || len(modes.AvailableModes) < 2 {
+		m.addBanner("info", "the agent offers no modes to switch")
+		return nil
+	}
+	cur := m.state.Mode
+	next := modes.AvailableModes[0].Id
+	for i, md := range modes.AvailableModes {
+		if string(md.Id) == cur {
+			next = modes.AvailableModes[(i+1)%len(modes.AvailableModes)].Id
+		}
+	}
+	agent, id := m.d.agent, string(next)
+	return func() tea.Msg {
+		if err := agent.SetMode(id); err != nil {
+			return cmdErrMsg{"switch mode", err}
+		}
+		return nil
+	}
+}
+
+// cycleModel switches the "model" config option to its next value (SetConfigOption).
+func (m *Model) cycleModel() tea.Cmd {
+	id, cur, values := modelOption(m.state.ConfigOptions)
+	if id == "" || len(values) < 2 {
+		m.addBanner("info", "the agent offers no models to switch")
+		return nil
+	}
+	next := values[0]
+	for i, v := range values {
+		if v == cur {
+			next = values[(i+1)%len(values)]
+		}
+	}
+	agent := m.d.agent
+	return func() tea.Msg {
+		if err := agent.SetConfigOption(id, next); err != nil {
+			return cmdErrMsg{"switch model", err}
+		}
+		return nil
+	}
+}
+
+// handleGrantsKey drives the grants view: ↑/↓ select, d/x/delete revoke, esc/q close.
+func (m *Model) handleGrantsKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "esc", "q", "enter":
+		m.showGrants = false
+	case "up", "k":
+		m.grantSel = max(m.grantSel-1, 0)
+	case "down", "j":
+		m.grantSel = min(m.grantSel+1, max(len(m.grantList)-1, 0))
+	case "d", "x", "delete", "backspace":
+		if m.d.grants == nil || m.grantSel >= len(m.grantList) {
+			return nil
+		}
+		id := m.grantList[m.grantSel].ID
+		if err := m.d.grants.Revoke(id); err != nil {
+			m.addBanner("error", "revoke "+id+": "+err.Error())
+		}
+		m.grantList = m.d.grants.Grants()
+		m.grantSel = min(m.grantSel, max(len(m.grantList)-1, 0))
+	default:
+		if key.Matches(k, m.keys.Quit) {
+			return m.quit()
+		}
+	}
+	return nil
+}
+
+func (m *Model) openGrants() {
+	if m.d.grants == nil {
+		m.addBanner("info", "no policy engine: grants are not available")
+		return
+	}
+	m.grantList = m.d.grants.Grants()
+	m.grantSel = 0
+	m.showGrants = true
+}
