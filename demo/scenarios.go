@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -22,9 +23,14 @@ const (
 	SizeCommand = `printf 'size '; stty size; read x; printf 'size '; stty size`
 )
 
-// LongCommand returns the shell line that ticks once a second for n seconds.
+// LongCommand returns the shell line that ticks once a second for n seconds. The loop runs over
+// static words, so a policy can see every command it runs (no substitutions, no `[`).
 func LongCommand(n int) string {
-	return fmt.Sprintf(`i=0; while [ $i -lt %d ]; do i=$((i+1)); echo "tick $i"; sleep 1; done`, n)
+	words := make([]string, n)
+	for i := range words {
+		words[i] = strconv.Itoa(i + 1)
+	}
+	return fmt.Sprintf(`for i in %s; do echo "tick $i"; sleep 1; done`, strings.Join(words, " "))
 }
 
 // DemoFile is the file the "write" scenario reads and rewrites, relative to the session cwd.
@@ -241,7 +247,7 @@ func (t *turn) startTerminal(title, command string) (acp.ToolCallId, terminalRes
 	if err != nil {
 		t.a.record("terminal", map[string]any{"command": command, "error": err.Error()})
 		t.a.update(t.s, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed),
-			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock("refused: " + err.Error()))})))
+			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock("refused: " + errText(err)))})))
 		return id, terminalResult{err: err}
 	}
 	t.a.update(t.s, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress),
@@ -306,7 +312,7 @@ func (t *turn) terminal(title, command string) terminalResult {
 
 func (t *turn) report(r terminalResult) {
 	if r.err != nil {
-		t.sayNow(fmt.Sprintf("terminal failed: %v\n", r.err))
+		t.sayNow(fmt.Sprintf("terminal failed: %s\n", errText(r.err)))
 		return
 	}
 	t.sayNow(fmt.Sprintf("terminal %s %s: %s\n", r.id, orUnknown(r.exit), lastLine(r.output)))
@@ -361,7 +367,7 @@ func (t *turn) write() {
 	if err != nil {
 		t.a.record("write_file", map[string]any{"path": path, "error": err.Error()})
 		t.a.update(t.s, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
-		t.sayNow(fmt.Sprintf("write refused: %v\n", err))
+		t.sayNow(fmt.Sprintf("write refused: %s\n", errText(err)))
 		return
 	}
 	t.a.record("write_file", map[string]any{"path": path, "bytes": len(content)})
@@ -406,4 +412,14 @@ func (t *turn) tour() error {
 	t.say("That was the tour. Type one of these prompts to see a single feature: " + scenarioNames() + ".\n")
 	t.plan(5)
 	return nil
+}
+
+// errText is the message of a JSON-RPC error from the client (without code and data), else the
+// error's text.
+func errText(err error) string {
+	var re *acp.RequestError
+	if errors.As(err, &re) && re.Message != "" {
+		return re.Message
+	}
+	return err.Error()
 }

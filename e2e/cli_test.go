@@ -82,7 +82,8 @@ func TestPolicyCheck(t *testing.T) {
 		{[]string{"git", "push", "--force"}, "ask", "ask: git push"},
 		{[]string{"rm", "-rf", "build"}, "deny", "deny: rm"},
 		{[]string{"ls -la && rm -rf build"}, "deny", "deny: rm"}, // one word with shell syntax: a shell line
-		{[]string{"make"}, "ask", "unmatched"},
+		{[]string{"make"}, "ask", "runner: make"},
+		{[]string{"tar", "-xf", "a.tar"}, "ask", "unmatched"},
 	} {
 		args := append([]string{"policy", "check", "--config", cfg, "--cwd", e.project, "--"}, c.args...)
 		r := e.run(args...)

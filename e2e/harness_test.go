@@ -45,16 +45,21 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	args := []string{"build", "-o", binary}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	args = append(args, "..")
-	build := exec.Command(goTool(), args...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: building acpterm:", err)
-		return 1
+	if prebuilt := os.Getenv("ACPTERM_E2E_BINARY"); prebuilt != "" {
+		// Test a given binary (e.g. a release build) instead of building one.
+		binary = prebuilt
+	} else {
+		args := []string{"build", "-o", binary}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		args = append(args, "..")
+		build := exec.Command(goTool(), args...)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: building acpterm:", err)
+			return 1
+		}
 	}
 	code := m.Run()
 	// A data race inside the binary is a failure even if every assertion passed.

@@ -10,13 +10,13 @@ import (
 	"testing"
 )
 
-// demoConfig allows the demo's shell commands (printf/read/echo/stty/sleep/[) so terminals start
+// demoConfig allows the demo's shell commands (printf/read/echo/stty/sleep) so terminals start
 // without a question; writes stay "ask" unless writeVerdict says otherwise.
 func demoConfig(writeVerdict string) string {
 	return fmt.Sprintf(`[policy]
 unmatched = "ask"
 [policy.commands]
-allow = ["printf", "read", "echo", "stty", "sleep", "[", "test"]
+allow = ["printf", "read", "echo", "stty", "sleep"]
 [policy.fs]
 write = %q
 `, writeVerdict)
@@ -68,7 +68,7 @@ func TestHeadlessPermissionAnsweredByApprove(t *testing.T) {
 			}
 			want := e.header() + "[prompt] perm\n" +
 				`[tool] delete "Delete the build cache (./build)" (pending)` + "\n" +
-				`[permission] delete "Delete the build cache (./build)" → ` + c.option + " (user)\n" +
+				`[permission] delete "Delete the build cache (./build)" → ` + c.option + " (user: fs.write)\n" +
 				`[tool] delete "Delete the build cache (./build)" (` + c.status + ")\n" +
 				"permission outcome: selected " + c.option + "\n[stop] end_turn\n"
 			if r.stdout != want {
