@@ -283,11 +283,24 @@ func splitWords(s string, a *analyzer) ([]wv, bool) {
 	}
 	st := f.Stmts[0]
 	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || len(st.Redirs) > 0 || st.Background || st.Negated || len(call.Assigns) > 0 {
+	if !ok || len(st.Redirs) > 0 || st.Background || st.Negated {
 		return nil, false
 	}
-	out := make([]wv, 0, len(call.Args))
+	out := make([]wv, 0, len(call.Assigns)+len(call.Args))
 	c := actx{lang: syntax.LangPOSIX}
+	for _, as := range call.Assigns {
+		if as.Name == nil || as.Index != nil || as.Array != nil || as.Append || as.Naked {
+			return nil, false
+		}
+		v := ""
+		if as.Value != nil {
+			var ok bool
+			if v, ok = a.static(as.Value, c); !ok {
+				return nil, false
+			}
+		}
+		out = append(out, wv{s: as.Name.Value + "=" + v})
+	}
 	for _, w := range call.Args {
 		v, ok := a.static(w, c)
 		if !ok {
