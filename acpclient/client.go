@@ -1,0 +1,784 @@
+package acpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/coder/acp-go-sdk"
+
+	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/terminals"
+)
+
+// Version is the clientInfo.version acpterm sends in initialize.
+var Version = "0.1.0"
+
+// Defaults for Options durations.
+const (
+	DefaultInitTimeout   = 30 * time.Second
+	DefaultCancelTimeout = 30 * time.Second
+	DefaultStdinGrace    = 500 * time.Millisecond
+	DefaultKillGrace     = 2 * time.Second
+	DefaultCallTimeout   = 30 * time.Second
+)
+
+// Options configure Start.
+type Options struct {
+	// Command is the agent's argv (required).
+	Command []string
+	// Cwd is the session's working directory; it is made absolute and must be an existing
+	// directory. It is also the agent process's working directory.
+	Cwd string
+	// Config is the loaded configuration (nil → config.Default(Cwd)).
+	Config *config.Config
+	// Engine decides and performs terminal and file requests. Nil disables the fs capability
+	// (and terminals, which need a policy).
+	Engine *permissions.Engine
+	// Terminals runs client-owned terminals; nil disables the terminal capability.
+	Terminals *terminals.Manager
+	// Log receives acpterm's diagnostics (nil → discarded). It never writes to the screen.
+	Log *slog.Logger
+	// SDKLog receives the ACP SDK's own diagnostics as text (nil → Log's handler). Set
+	// slog.SetDefault / log.SetOutput to the log file in main as well (pitfall P1).
+	SDKLog io.Writer
+	// Headless means no person can answer questions: every "ask" is answered by Approve.
+	Headless bool
+	// Approve answers "ask" in headless mode: "allow" or "deny" ("" = "deny"); architecture.md
+	// decision 9.
+	Approve string
+	// InitTimeout bounds initialize and session setup each (0 → DefaultInitTimeout).
+	InitTimeout time.Duration
+	// CancelTimeout is how long a cancelled turn may take to end before acpterm gives up on it
+	// (0 → DefaultCancelTimeout); ACP pitfall P8 fallback.
+	CancelTimeout time.Duration
+	// StdinGrace is how long Close waits after closing the agent's stdin before SIGTERM
+	// (0 → 500 ms); KillGrace is the SIGTERM→SIGKILL grace (0 → config KillGrace or 2 s).
+	StdinGrace, KillGrace time.Duration
+	// Env is the agent's environment ("K=V"; nil → acpterm's own).
+	Env []string
+	// McpServers are passed to session/new (nil → []).
+	McpServers []acp.McpServer
+	// LoadSession resumes an earlier session by id: session/load when the agent advertises
+	// loadSession (history is replayed as updates), else session/resume when advertised; an
+	// error otherwise.
+	LoadSession string
+	// ScreenSize is the size of agent-owned terminal screens (zero → 80x24).
+	ScreenSize terminals.Size
+}
+
+// Errors returned or carried by TurnEnded.
+var (
+	// ErrClosed: the client was closed before the prompt could run.
+	ErrClosed = errors.New("acpclient: client closed")
+	// ErrNotSupported: the agent did not advertise the capability.
+	ErrNotSupported = errors.New("acpclient: not supported by the agent")
+)
+
+// AgentExitError is a turn's (or Start's) error when the agent process died.
+type AgentExitError struct {
+	Code       *int
+	Signal     string
+	StderrTail []string
+}
+
+func (e *AgentExitError) Error() string {
+	how := "exited"
+	if e.Code != nil {
+		how = fmt.Sprintf("exited with status %d", *e.Code)
+	} else if e.Signal != "" {
+		how = "was killed by " + e.Signal
+	}
+	msg := "agent " + how
+	if n := len(e.StderrTail); n > 0 {
+		tail := e.StderrTail[max(0, n-5):]
+		msg += "; last stderr: " + strings.Join(tail, " | ")
+	}
+	return msg
+}
+
+// Client is a running agent and its ACP session. Its methods are safe for concurrent use and
+// never block on the agent for long (SDK calls run on the client's own goroutines).
+type Client struct {
+	o    Options
+	cfg  *config.Config
+	log  *slog.Logger
+	q    *eventQueue
+	proc *agentProc
+	conn *acp.ClientSideConnection
+	out  *lockedWriter
+	sdkR *io.PipeReader
+	sdkW *io.PipeWriter
+
+	readDone chan struct{} // wire reader finished
+	gone     chan struct{} // AgentExited pushed, terminals released
+	lifeCtx  context.Context
+	lifeStop context.CancelFunc
+	wg       sync.WaitGroup
+
+	mu          sync.Mutex
+	cond        *sync.Cond // prompt queue
+	info        Info
+	sessionID   string
+	early       []acp.SessionNotification
+	prompts     []string
+	inTurn      bool
+	cancelled   bool
+	cancelTimer *time.Timer
+	stopPrompt  context.CancelFunc
+	approved    map[string]bool
+	pend        map[string]*pendingReq
+	pendSeq     int
+	tools       map[string]*toolInfo
+	terms       map[string]*clientTerm
+	agentTerms  map[string]*agentTerm
+	closing     bool
+	dead        bool
+	exitErr     *AgentExitError
+
+	closeOnce sync.Once
+}
+
+// toolInfo is what the client remembers of a tool call for policy decisions.
+type toolInfo struct {
+	title     string
+	kind      acp.ToolKind
+	rawInput  any
+	locations []acp.ToolCallLocation
+	content   []acp.ToolCallContent
+}
+
+// Start spawns the agent (own process group, stderr to a ring and the log), runs initialize
+// (protocol version 1 is required), authenticate when the agent demands it, and session/new
+// (or load/resume, Options.LoadSession). It returns when the session exists; the first events
+// are SessionStarted and any updates sent during setup. Errors: bad options, spawn failure, the
+// agent exiting (the error carries its exit status and last stderr lines), initialize or
+// session setup timing out (InitTimeout) or failing. Nothing is left running on error.
+func Start(ctx context.Context, o Options) (*Client, error) {
+	if len(o.Command) == 0 {
+		return nil, errors.New("acpclient: no agent command")
+	}
+	if o.Cwd == "" {
+		return nil, errors.New("acpclient: no session cwd")
+	}
+	cwd, err := filepath.Abs(o.Cwd)
+	if err != nil {
+		return nil, fmt.Errorf("acpclient: cwd %q: %w", o.Cwd, err)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("acpclient: cwd %q is not an existing directory", cwd)
+	}
+	o.Cwd = cwd
+	switch o.Approve {
+	case "", "deny", "allow":
+	default:
+		return nil, fmt.Errorf("acpclient: approve %q: must be \"allow\" or \"deny\"", o.Approve)
+	}
+	if o.InitTimeout <= 0 {
+		o.InitTimeout = DefaultInitTimeout
+	}
+	if o.CancelTimeout <= 0 {
+		o.CancelTimeout = DefaultCancelTimeout
+	}
+	if o.StdinGrace <= 0 {
+		o.StdinGrace = DefaultStdinGrace
+	}
+	cfg := o.Config
+	if cfg == nil {
+		cfg = config.Default(cwd)
+	}
+	if o.KillGrace <= 0 {
+		o.KillGrace = cfg.Policy.KillGrace
+		if o.KillGrace <= 0 {
+			o.KillGrace = DefaultKillGrace
+		}
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{
+		o: o, cfg: cfg, log: log, q: newEventQueue(),
+		readDone: make(chan struct{}), gone: make(chan struct{}),
+		approved: map[string]bool{}, pend: map[string]*pendingReq{}, tools: map[string]*toolInfo{},
+		terms: map[string]*clientTerm{}, agentTerms: map[string]*agentTerm{},
+	}
+	c.cond = sync.NewCond(&c.mu)
+	c.lifeCtx, c.lifeStop = context.WithCancel(context.Background())
+
+	c.proc, err = startAgent(o.Command, cwd, o.Env, log)
+	if err != nil {
+		c.lifeStop()
+		c.q.abandon()
+		return nil, err
+	}
+	log.Info("agent started", "command", o.Command, "pid", c.proc.pid, "cwd", cwd)
+	c.out = &lockedWriter{w: c.proc.stdin}
+	c.sdkR, c.sdkW = io.Pipe()
+	c.conn = acp.NewClientSideConnection(c, c.out, c.sdkR)
+	// SetLogger before the SDK can log anything: the wire reader that feeds the SDK starts
+	// only after this line (pitfall P1, and no data race on the SDK's logger field).
+	c.conn.SetLogger(c.sdkLogger())
+	go c.readWire()
+	go c.supervise()
+	c.wg.Add(1)
+	go c.promptLoop()
+
+	if err := c.handshake(ctx); err != nil {
+		c.shutdown()
+		c.q.abandon()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Client) sdkLogger() *slog.Logger {
+	var h slog.Handler
+	if c.o.SDKLog != nil {
+		h = slog.NewTextHandler(c.o.SDKLog, nil)
+	} else {
+		h = c.log.Handler()
+	}
+	return slog.New(truncatingHandler{h: h, max: 1000}).With("component", "acp-sdk")
+}
+
+// handshake runs initialize, authenticate (if needed) and session/new|load|resume.
+func (c *Client) handshake(ctx context.Context) error {
+	ictx, cancel := context.WithTimeout(ctx, c.o.InitTimeout)
+	defer cancel()
+	caps := acp.ClientCapabilities{Meta: map[string]any{"terminal_output": true}}
+	if c.o.Engine != nil {
+		caps.Fs = acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
+		caps.Terminal = c.o.Terminals != nil
+	}
+	init, err := c.conn.Initialize(ictx, acp.InitializeRequest{
+		ProtocolVersion:    acp.ProtocolVersionNumber,
+		ClientCapabilities: caps,
+		ClientInfo:         &acp.Implementation{Name: "acpterm", Title: acp.Ptr("acpterm"), Version: Version},
+	})
+	if err != nil {
+		return c.setupError("initialize", ictx, err)
+	}
+	if init.ProtocolVersion != acp.ProtocolVersionNumber {
+		return fmt.Errorf("acpclient: agent speaks ACP protocol version %d; acpterm speaks only version %d",
+			init.ProtocolVersion, acp.ProtocolVersionNumber)
+	}
+	c.mu.Lock()
+	c.info.ProtocolVersion = int(init.ProtocolVersion)
+	c.info.Capabilities = init.AgentCapabilities
+	c.info.AuthMethods = init.AuthMethods
+	if ai := init.AgentInfo; ai != nil {
+		c.info.AgentName, c.info.AgentVersion = ai.Name, ai.Version
+		if ai.Title != nil {
+			c.info.AgentTitle = *ai.Title
+		}
+	}
+	c.info.Cwd = c.o.Cwd
+	c.mu.Unlock()
+	c.log.Info("agent initialized", "name", c.info.AgentName, "version", c.info.AgentVersion)
+
+	err = c.openSession(ctx, init)
+	var re *acp.RequestError
+	if err != nil && errors.As(err, &re) && re.Code == -32000 && len(init.AuthMethods) > 0 {
+		if aerr := c.authenticate(ctx, init.AuthMethods); aerr != nil {
+			return aerr
+		}
+		err = c.openSession(ctx, init)
+	}
+	return err
+}
+
+func (c *Client) authenticate(ctx context.Context, methods []acp.AuthMethod) error {
+	var id string
+	for _, m := range methods {
+		if m.Agent != nil && m.Agent.Id != "" {
+			id = m.Agent.Id
+			break
+		}
+	}
+	if id == "" {
+		return errors.New("acpclient: the agent requires authentication, but offers no method acpterm can run (only terminal/env-var login); log in with the agent's own CLI first")
+	}
+	actx, cancel := context.WithTimeout(ctx, c.o.InitTimeout)
+	defer cancel()
+	if _, err := c.conn.Authenticate(actx, acp.AuthenticateRequest{MethodId: id}); err != nil {
+		return c.setupError("authenticate", actx, err)
+	}
+	return nil
+}
+
+func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) error {
+	sctx, cancel := context.WithTimeout(ctx, c.o.InitTimeout)
+	defer cancel()
+	mcp := c.o.McpServers
+	if mcp == nil {
+		mcp = []acp.McpServer{} // never null (pitfall P15)
+	}
+	var (
+		sid    string
+		modes  *acp.SessionModeState
+		models *acp.SessionModelState
+		opts   []acp.SessionConfigOption
+		err    error
+		what   = "session/new"
+	)
+	switch {
+	case c.o.LoadSession != "" && init.AgentCapabilities.LoadSession:
+		what = "session/load"
+		sid = c.o.LoadSession
+		// Updates replayed before the response belong to this id: register it first.
+		c.mu.Lock()
+		c.sessionID = sid
+		c.mu.Unlock()
+		var r acp.LoadSessionResponse
+		r, err = c.conn.LoadSession(sctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp})
+		modes, models, opts = r.Modes, r.Models, r.ConfigOptions
+	case c.o.LoadSession != "" && init.AgentCapabilities.SessionCapabilities.Resume != nil:
+		what = "session/resume"
+		sid = c.o.LoadSession
+		var r acp.ResumeSessionResponse
+		r, err = c.conn.ResumeSession(sctx, acp.ResumeSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp})
+		modes, models, opts = r.Modes, r.Models, r.ConfigOptions
+	case c.o.LoadSession != "":
+		return fmt.Errorf("acpclient: cannot load session %q: the agent supports neither session/load nor session/resume: %w", c.o.LoadSession, ErrNotSupported)
+	default:
+		var r acp.NewSessionResponse
+		r, err = c.conn.NewSession(sctx, acp.NewSessionRequest{Cwd: c.o.Cwd, McpServers: mcp})
+		sid, modes, models, opts = string(r.SessionId), r.Modes, r.Models, r.ConfigOptions
+	}
+	if err != nil {
+		var re *acp.RequestError
+		if errors.As(err, &re) && re.Code == -32000 {
+			return err // auth required: the caller authenticates
+		}
+		return c.setupError(what, sctx, err)
+	}
+	if sid == "" {
+		return fmt.Errorf("acpclient: %s returned an empty sessionId", what)
+	}
+	c.mu.Lock()
+	c.sessionID = sid
+	c.info.SessionID = sid
+	c.info.Modes, c.info.Models, c.info.ConfigOptions = modes, models, opts
+	c.q.push(SessionStarted{Info: c.infoLocked()})
+	early := c.early
+	c.early = nil
+	for _, n := range early {
+		if string(n.SessionId) == sid {
+			c.applyUpdateLocked(n.Update)
+		} else {
+			c.log.Warn("session/update for an unknown session dropped", "session", n.SessionId)
+		}
+	}
+	c.mu.Unlock()
+	c.log.Info("session started", "session", sid, "via", what)
+	return nil
+}
+
+// setupError explains a failed setup call: agent death (with exit status and stderr), timeout,
+// or the agent's error.
+func (c *Client) setupError(what string, ctx context.Context, err error) error {
+	// A dead agent shows up as "peer disconnected"; give the exit a moment to be reaped.
+	select {
+	case <-c.proc.exited:
+	case <-time.After(time.Second):
+	}
+	select {
+	case <-c.proc.exited:
+		<-c.gone
+		c.mu.Lock()
+		ee := c.exitErr
+		c.mu.Unlock()
+		return fmt.Errorf("acpclient: %s failed: %w", what, ee)
+	default:
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("acpclient: agent %q did not answer %s within %s", c.o.Command[0], what, c.o.InitTimeout)
+	}
+	return fmt.Errorf("acpclient: %s failed: %w", what, err)
+}
+
+// supervise notices the agent's death (within about a second), then ends everything that
+// depended on it: pending requests fail, terminals are killed, AgentExited is emitted.
+func (c *Client) supervise() {
+	select {
+	case <-c.proc.exited:
+		select {
+		case <-c.readDone:
+		case <-time.After(500 * time.Millisecond):
+			// A grandchild still holds the agent's stdout: stop reading.
+			c.proc.closeStdout()
+			<-c.readDone
+		}
+	case <-c.readDone:
+		// stdout closed but the agent lives on: it cannot talk to us any more.
+		select {
+		case <-c.proc.exited:
+		case <-time.After(time.Second):
+			c.log.Warn("agent closed its stdout but did not exit; killing it")
+			c.proc.signalGroup(syscall.SIGTERM)
+			select {
+			case <-c.proc.exited:
+			case <-time.After(c.o.KillGrace):
+				c.proc.signalGroup(syscall.SIGKILL)
+				<-c.proc.exited
+			}
+		}
+	}
+	// Whatever the agent left in its group goes too (npm shims, tool children).
+	c.proc.signalGroup(syscall.SIGKILL)
+	c.proc.reapGroup(time.Second)
+	select {
+	case <-c.proc.stderrDone:
+	case <-time.After(500 * time.Millisecond):
+		c.proc.closeStderr()
+		<-c.proc.stderrDone
+	}
+	c.proc.closeStderr()
+	c.proc.closeStdout()
+	c.sdkR.Close()
+
+	ee := &AgentExitError{Code: c.proc.code, Signal: c.proc.signal, StderrTail: c.proc.ring.tail()}
+	c.mu.Lock()
+	c.dead = true
+	c.exitErr = ee
+	expected := c.closing
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	c.log.Info("agent exited", "status", c.proc.exitString(), "expected", expected)
+
+	c.cancelPending("cancel")
+	c.releaseTerminals()
+	c.closeAgentScreens()
+	c.q.push(AgentExited{Code: ee.Code, Signal: ee.Signal, StderrTail: ee.StderrTail, Expected: expected})
+	close(c.gone)
+}
+
+// Events returns the client's event stream: unbounded, ordered, closed after Close. Read it
+// until it is closed.
+func (c *Client) Events() <-chan Event { return c.q.out }
+
+// Info returns the agent's identity and the session's current description.
+func (c *Client) Info() Info {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.infoLocked()
+}
+
+func (c *Client) infoLocked() Info {
+	i := c.info
+	if i.Modes != nil {
+		m := *i.Modes
+		i.Modes = &m
+	}
+	return i
+}
+
+// Prompt queues text as the next prompt. Prompts run one at a time, in order; each sent prompt
+// produces TurnStarted … TurnEnded, and one that can never be sent (agent gone, client closed)
+// a TurnEnded with an error. `@path` words name files that are attached as embedded resources
+// when the agent accepts embedded context (as resource links otherwise).
+func (c *Client) Prompt(text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing || c.dead {
+		err := error(ErrClosed)
+		if c.exitErr != nil {
+			err = c.exitErr
+		}
+		c.q.push(TurnEnded{Err: err})
+		return
+	}
+	c.prompts = append(c.prompts, text)
+	c.cond.Broadcast()
+}
+
+func (c *Client) promptLoop() {
+	defer c.wg.Done()
+	for {
+		c.mu.Lock()
+		for len(c.prompts) == 0 && !c.closing && !c.dead {
+			c.cond.Wait()
+		}
+		if c.closing || c.dead {
+			err := error(ErrClosed)
+			if c.exitErr != nil {
+				err = c.exitErr
+			}
+			for range c.prompts {
+				c.q.push(TurnEnded{Err: err})
+			}
+			c.prompts = nil
+			c.mu.Unlock()
+			return
+		}
+		text := c.prompts[0]
+		c.prompts = c.prompts[1:]
+		ctx, stop := context.WithCancel(c.lifeCtx)
+		c.inTurn, c.cancelled, c.stopPrompt = true, false, stop
+		c.approved = map[string]bool{}
+		sid := c.sessionID
+		c.q.push(TurnStarted{Prompt: text})
+		c.mu.Unlock()
+
+		resp, err := c.conn.Prompt(ctx, acp.PromptRequest{SessionId: acp.SessionId(sid), Prompt: c.promptBlocks(text)})
+		stop()
+
+		c.mu.Lock()
+		cancelled, closing := c.cancelled, c.closing
+		c.inTurn, c.stopPrompt = false, nil
+		if c.cancelTimer != nil {
+			c.cancelTimer.Stop()
+			c.cancelTimer = nil
+		}
+		c.mu.Unlock()
+		end := TurnEnded{StopReason: string(resp.StopReason)}
+		if err != nil {
+			end = TurnEnded{Err: c.turnError(err)}
+			if closing {
+				end.Err = ErrClosed
+			}
+			if cancelled {
+				end.StopReason = string(acp.StopReasonCancelled)
+			}
+		} else if end.StopReason == "" {
+			end.StopReason = "unknown"
+		}
+		c.cancelPending("cancel") // nothing of a finished turn may stay pending
+		c.q.push(end)
+	}
+}
+
+// turnError turns a failed session/prompt into the error for TurnEnded.
+func (c *Client) turnError(err error) error {
+	select {
+	case <-c.conn.Done():
+		// Disconnected: wait for the supervisor to reap the agent so the error can name it.
+		select {
+		case <-c.gone:
+			c.mu.Lock()
+			ee := c.exitErr
+			c.mu.Unlock()
+			return ee
+		case <-time.After(3 * time.Second):
+		}
+	default:
+	}
+	return fmt.Errorf("session/prompt: %w", err)
+}
+
+// promptBlocks builds the prompt content: the text, plus one block per `@path` word that names
+// an existing file (embedded resource if the agent accepts embedded context and the policy
+// allows reading it, else a resource link).
+func (c *Client) promptBlocks(text string) []acp.ContentBlock {
+	blocks := []acp.ContentBlock{acp.TextBlock(text)}
+	c.mu.Lock()
+	embed := c.info.Capabilities.PromptCapabilities.EmbeddedContext
+	c.mu.Unlock()
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(text) {
+		if len(w) < 2 || w[0] != '@' {
+			continue
+		}
+		p := strings.TrimRight(w[1:], ".,;:!?)\"'")
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(c.o.Cwd, p)
+		}
+		p = filepath.Clean(p)
+		if seen[p] {
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		seen[p] = true
+		uri := "file://" + p
+		if embed && c.o.Engine != nil && c.o.Engine.DecideRead(p).Verdict == permissions.Allow {
+			if body, err := c.o.Engine.ReadFile(p, nil, nil); err == nil {
+				blocks = append(blocks, acp.ContentBlock{Resource: &acp.ContentBlockResource{
+					Type: "resource",
+					Resource: acp.EmbeddedResourceResource{TextResourceContents: &acp.TextResourceContents{
+						Uri: uri, Text: body, MimeType: acp.Ptr("text/plain")}},
+				}})
+				continue
+			}
+		}
+		blocks = append(blocks, acp.ContentBlock{ResourceLink: &acp.ContentBlockResourceLink{
+			Type: "resource_link", Name: filepath.Base(p), Uri: uri}})
+	}
+	return blocks
+}
+
+// Cancel cancels the running turn: session/cancel is sent (ACP §6.1; the prompt's context is
+// not cancelled, pitfall P8), every pending permission request is answered "cancelled" exactly
+// once, CancelRequested is emitted so open tool calls show as cancelled, and the turn ends when
+// the agent answers with stopReason "cancelled" (or after CancelTimeout). No-op when idle.
+func (c *Client) Cancel() {
+	c.mu.Lock()
+	if !c.inTurn || c.cancelled || c.dead || c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.cancelled = true
+	sid := c.sessionID
+	stop := c.stopPrompt
+	c.cancelTimer = time.AfterFunc(c.o.CancelTimeout, func() {
+		c.log.Warn("agent did not end the cancelled turn in time; abandoning it", "timeout", c.o.CancelTimeout)
+		stop()
+	})
+	c.q.push(CancelRequested{})
+	c.mu.Unlock()
+	c.cancelPending("cancel")
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		ctx, cancel := context.WithTimeout(c.lifeCtx, DefaultCallTimeout)
+		defer cancel()
+		if err := c.conn.Cancel(ctx, acp.CancelNotification{SessionId: acp.SessionId(sid)}); err != nil {
+			c.log.Warn("session/cancel failed", "err", err)
+		}
+	}()
+}
+
+// SetMode switches the session mode (session/set_mode) and, on success, emits the
+// corresponding current_mode_update. Errors: no modes advertised (ErrNotSupported), an unknown
+// id, the agent's error, or a 30 s timeout.
+func (c *Client) SetMode(id string) error {
+	c.mu.Lock()
+	modes := c.info.Modes
+	sid := c.sessionID
+	c.mu.Unlock()
+	if modes == nil {
+		return fmt.Errorf("acpclient: set mode %q: the agent has no modes: %w", id, ErrNotSupported)
+	}
+	known := false
+	for _, m := range modes.AvailableModes {
+		known = known || string(m.Id) == id
+	}
+	if !known {
+		return fmt.Errorf("acpclient: set mode %q: not one of the agent's modes", id)
+	}
+	ctx, cancel := context.WithTimeout(c.lifeCtx, DefaultCallTimeout)
+	defer cancel()
+	if _, err := c.conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: acp.SessionId(sid), ModeId: acp.SessionModeId(id)}); err != nil {
+		return fmt.Errorf("acpclient: session/set_mode %q: %w", id, err)
+	}
+	c.mu.Lock()
+	u := acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeId: acp.SessionModeId(id)}}
+	c.applyUpdateLocked(u)
+	c.mu.Unlock()
+	return nil
+}
+
+// SetConfigOption sets a select config option (session/set_config_option) to value ("true" or
+// "false" for boolean options) and emits the complete new list as a config_option_update.
+// Errors: unknown option id, the agent's error, or a 30 s timeout.
+func (c *Client) SetConfigOption(id, value string) error {
+	c.mu.Lock()
+	opts := c.info.ConfigOptions
+	sid := c.sessionID
+	c.mu.Unlock()
+	req := acp.SetSessionConfigOptionRequest{}
+	found := false
+	for _, o := range opts {
+		switch {
+		case o.Select != nil && string(o.Select.Id) == id:
+			found = true
+			req.ValueId = &acp.SetSessionConfigOptionValueId{SessionId: acp.SessionId(sid), ConfigId: acp.SessionConfigId(id), Value: acp.SessionConfigValueId(value)}
+		case o.Boolean != nil && string(o.Boolean.Id) == id:
+			found = true
+			if value != "true" && value != "false" {
+				return fmt.Errorf("acpclient: config option %q is boolean: value %q must be true or false", id, value)
+			}
+			req.Boolean = &acp.SetSessionConfigOptionBoolean{SessionId: acp.SessionId(sid), ConfigId: acp.SessionConfigId(id), Type: "boolean", Value: value == "true"}
+		}
+	}
+	if !found {
+		return fmt.Errorf("acpclient: config option %q: the agent offers no such option", id)
+	}
+	ctx, cancel := context.WithTimeout(c.lifeCtx, DefaultCallTimeout)
+	defer cancel()
+	resp, err := c.conn.SetSessionConfigOption(ctx, req)
+	if err != nil {
+		return fmt.Errorf("acpclient: session/set_config_option %q=%q: %w", id, value, err)
+	}
+	c.mu.Lock()
+	c.applyUpdateLocked(acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{SessionUpdate: "config_option_update", ConfigOptions: resp.ConfigOptions}})
+	c.mu.Unlock()
+	return nil
+}
+
+// ListSessions lists the agent's sessions for the session cwd (session/list, all pages).
+// ErrNotSupported when the agent does not advertise sessionCapabilities.list.
+func (c *Client) ListSessions(ctx context.Context) ([]acp.SessionInfo, error) {
+	c.mu.Lock()
+	ok := c.info.Capabilities.SessionCapabilities.List != nil
+	c.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("acpclient: session/list: %w", ErrNotSupported)
+	}
+	var all []acp.SessionInfo
+	var cursor *string
+	for page := 0; page < 1000; page++ {
+		r, err := c.conn.ListSessions(ctx, acp.ListSessionsRequest{Cwd: acp.Ptr(c.o.Cwd), Cursor: cursor})
+		if err != nil {
+			return all, fmt.Errorf("acpclient: session/list: %w", err)
+		}
+		all = append(all, r.Sessions...)
+		if r.NextCursor == nil || *r.NextCursor == "" {
+			break
+		}
+		cursor = r.NextCursor
+	}
+	return all, nil
+}
+
+// StderrTail returns the agent's last stderr lines (at most StderrTailLines), oldest first.
+func (c *Client) StderrTail() []string { return c.proc.ring.tail() }
+
+// Close shuts the client down (architecture.md decision 10): queued prompts end with ErrClosed,
+// pending permission requests are answered "cancelled", every terminal of the session is
+// released (killed), the agent's stdin is closed, and after StdinGrace its process group gets
+// SIGTERM, then SIGKILL after KillGrace. It returns when the agent is gone and every goroutine
+// of the client has ended; the Events channel closes after the last event (AgentExited with
+// Expected true). Idempotent; returns nil.
+func (c *Client) Close() error {
+	c.shutdown()
+	c.q.close()
+	return nil
+}
+
+func (c *Client) shutdown() {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closing = true
+		c.cond.Broadcast()
+		c.mu.Unlock()
+		c.cancelPending("cancel")
+		c.releaseTerminals()
+		_ = c.proc.stdin.Close()
+		select {
+		case <-c.proc.exited:
+		case <-time.After(c.o.StdinGrace):
+			c.proc.signalGroup(syscall.SIGTERM)
+			select {
+			case <-c.proc.exited:
+			case <-time.After(c.o.KillGrace):
+				c.proc.signalGroup(syscall.SIGKILL)
+			}
+		}
+		<-c.gone
+		c.lifeStop()
+		c.wg.Wait()
+	})
+}

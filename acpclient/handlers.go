@@ -1,0 +1,446 @@
+package acpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/coder/acp-go-sdk"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/terminals"
+)
+
+// clientTerm is a terminal created by terminal/create for this session.
+type clientTerm struct {
+	t        *terminals.Terminal
+	released bool
+}
+
+// Error codes acpterm answers with (ACP §9.1).
+const (
+	codeInvalidParams    = -32602
+	codeInternal         = -32603
+	codeResourceNotFound = -32002
+)
+
+func reqErr(code int, format string, a ...any) *acp.RequestError {
+	return &acp.RequestError{Code: code, Message: fmt.Sprintf(format, a...)}
+}
+
+// deniedErr is the JSON-RPC error for a policy (or user) refusal; the message names the rule
+// and the leaf that decided.
+func deniedErr(what string, d permissions.Decision, by string) *acp.RequestError {
+	msg := fmt.Sprintf("acpterm %s denied %s", by, what)
+	if d.Reason != "" {
+		msg += ": " + d.Reason
+	}
+	data := map[string]any{"rule": d.Rule}
+	if d.Rule != "" {
+		msg += " (rule: " + d.Rule
+		if leaf := decidingLeaf(d); leaf != "" {
+			msg += "; command: " + leaf
+			data["leaf"] = leaf
+		}
+		msg += ")"
+	}
+	return &acp.RequestError{Code: codeInternal, Message: msg, Data: data}
+}
+
+// decidingLeaf is the first leaf with the decision's verdict, as words.
+func decidingLeaf(d permissions.Decision) string {
+	for _, l := range d.Leaves {
+		if l.Verdict == d.Verdict {
+			return strings.Join(l.Argv, " ")
+		}
+	}
+	return ""
+}
+
+// ---- fs/* -----------------------------------------------------------------------------------
+
+// ReadTextFile implements acp.Client (fs/read_text_file): absolute path required (-32602),
+// DecideRead (deny → error naming the rule; ask → PermissionAsked kind "read"), then the
+// engine's confined read. Missing file → -32002; invalid line/limit or not a regular file →
+// -32602.
+func (c *Client) ReadTextFile(ctx context.Context, p acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	if c.o.Engine == nil {
+		return acp.ReadTextFileResponse{}, acp.NewMethodNotFound("fs/read_text_file")
+	}
+	if err := c.checkSession(p.SessionId); err != nil {
+		return acp.ReadTextFileResponse{}, err
+	}
+	if !filepath.IsAbs(p.Path) {
+		return acp.ReadTextFileResponse{}, reqErr(codeInvalidParams, "fs/read_text_file: path %q is not absolute", p.Path)
+	}
+	d := c.o.Engine.DecideRead(p.Path)
+	if err := c.gate(ctx, "read", d, p.Path, nil); err != nil {
+		return acp.ReadTextFileResponse{}, err
+	}
+	text, err := c.o.Engine.ReadFile(p.Path, p.Line, p.Limit)
+	if err != nil {
+		return acp.ReadTextFileResponse{}, fileErr("fs/read_text_file", err)
+	}
+	return acp.ReadTextFileResponse{Content: text}, nil
+}
+
+// WriteTextFile implements acp.Client (fs/write_text_file): absolute path required, DecideWrite
+// (ask → PermissionAsked kind "write" with the Diff), the engine's confined write (temp +
+// rename), then FileWritten with the old and new text. (SDK limitation P11: an empty content is
+// rejected by the SDK with -32602 before this runs.)
+func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	if c.o.Engine == nil {
+		return acp.WriteTextFileResponse{}, acp.NewMethodNotFound("fs/write_text_file")
+	}
+	if err := c.checkSession(p.SessionId); err != nil {
+		return acp.WriteTextFileResponse{}, err
+	}
+	if !filepath.IsAbs(p.Path) {
+		return acp.WriteTextFileResponse{}, reqErr(codeInvalidParams, "fs/write_text_file: path %q is not absolute", p.Path)
+	}
+	d := c.o.Engine.DecideWrite(p.Path)
+	var diff *FileDiff
+	if d.Verdict == permissions.Ask {
+		diff = &FileDiff{Path: p.Path, NewText: p.Content}
+		if old, err := c.o.Engine.ReadFile(p.Path, nil, nil); err == nil {
+			diff.OldText, diff.Existed = old, true
+		} else if !errors.Is(err, permissions.ErrNotFound) {
+			diff.Existed = true // unreadable, but there
+		}
+	}
+	if err := c.gate(ctx, "write", d, p.Path, diff); err != nil {
+		return acp.WriteTextFileResponse{}, err
+	}
+	old, existed, err := c.o.Engine.WriteFile(p.Path, p.Content)
+	if err != nil {
+		return acp.WriteTextFileResponse{}, fileErr("fs/write_text_file", err)
+	}
+	c.q.push(FileWritten{Diff: FileDiff{Path: p.Path, OldText: old, NewText: p.Content, Existed: existed}})
+	return acp.WriteTextFileResponse{}, nil
+}
+
+// gate applies a file decision: allow passes, deny fails, ask asks (headless: Approve).
+func (c *Client) gate(ctx context.Context, kind string, d permissions.Decision, path string, diff *FileDiff) error {
+	switch d.Verdict {
+	case permissions.Allow:
+		c.audit(kind, &d, "policy", "allow")
+		return nil
+	case permissions.Ask:
+		if c.o.Headless {
+			if c.o.Approve == "allow" {
+				c.audit(kind, &d, "policy", "allow")
+				return nil
+			}
+			c.audit(kind, &d, "policy", "deny")
+			return deniedErr(kind+" of "+path, d, "headless mode (--approve deny)")
+		}
+		title := kind + " " + path
+		req := c.ask(PermissionAsked{Kind: kind, Policy: &d, Diff: diff,
+			ToolCall: acp.ToolCallUpdate{Title: &title, Kind: acp.Ptr(fileKind(kind)), Locations: []acp.ToolCallLocation{{Path: path}}}})
+		r, err := c.await(ctx, req)
+		if err != nil {
+			return err
+		}
+		if r.cancelled || r.choice == Deny {
+			c.audit(kind, &d, "user", "deny")
+			return deniedErr(kind+" of "+path, d, "user")
+		}
+		c.audit(kind, &d, "user", "allow")
+		return nil
+	default:
+		c.audit(kind, &d, "policy", "deny")
+		return deniedErr(kind+" of "+path, d, "policy")
+	}
+}
+
+func fileKind(kind string) acp.ToolKind {
+	if kind == "read" {
+		return acp.ToolKindRead
+	}
+	return acp.ToolKindEdit
+}
+
+// fileErr maps the engine's sentinel errors onto JSON-RPC errors.
+func fileErr(method string, err error) error {
+	switch {
+	case errors.Is(err, permissions.ErrNotFound):
+		return reqErr(codeResourceNotFound, "%s: resource not found: %v", method, err)
+	case errors.Is(err, permissions.ErrInvalid):
+		return reqErr(codeInvalidParams, "%s: %v", method, err)
+	case errors.Is(err, permissions.ErrOutside):
+		return reqErr(codeInternal, "acpterm policy denied %s: %v", method, err)
+	default:
+		return reqErr(codeInternal, "%s: %v", method, err)
+	}
+}
+
+// ---- terminal/* -----------------------------------------------------------------------------
+
+// CreateTerminal implements acp.Client (terminal/create). The policy decides first
+// (architecture.md decision 2): deny → an error naming the rule and the leaf, nothing spawned;
+// ask → PermissionAsked kind "command" (unless the user already approved this command's tool
+// call in this turn; headless: Approve); allow → terminals.Manager.Start with the decided argv,
+// cwd and environment, output limit min(outputByteLimit, policy cap). A command without args
+// that is a shell line runs via /bin/sh -c (the policy's Decision.Argv). The id is returned at
+// once. A relative or non-directory cwd, or a negative limit, is -32602.
+func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	if c.o.Engine == nil || c.o.Terminals == nil {
+		return acp.CreateTerminalResponse{}, acp.NewMethodNotFound("terminal/create")
+	}
+	if err := c.checkSession(p.SessionId); err != nil {
+		return acp.CreateTerminalResponse{}, err
+	}
+	cwd := ""
+	if p.Cwd != nil && *p.Cwd != "" {
+		if !filepath.IsAbs(*p.Cwd) {
+			return acp.CreateTerminalResponse{}, reqErr(codeInvalidParams, "terminal/create: cwd %q is not absolute", *p.Cwd)
+		}
+		if st, err := os.Stat(*p.Cwd); err != nil || !st.IsDir() {
+			return acp.CreateTerminalResponse{}, reqErr(codeInvalidParams, "terminal/create: cwd %q is not an existing directory", *p.Cwd)
+		}
+		cwd = *p.Cwd
+	}
+	if p.OutputByteLimit != nil && *p.OutputByteLimit < 0 {
+		return acp.CreateTerminalResponse{}, reqErr(codeInvalidParams, "terminal/create: outputByteLimit %d is negative", *p.OutputByteLimit)
+	}
+	req := permissions.CommandRequest{Session: c.sid(), Command: p.Command, Args: p.Args, Cwd: cwd}
+	for _, e := range p.Env {
+		req.Env = append(req.Env, permissions.EnvVar{Name: e.Name, Value: e.Value})
+	}
+	label := commandLabel(p.Command, p.Args)
+	d := c.o.Engine.DecideCommand(req)
+	switch d.Verdict {
+	case permissions.Allow:
+		c.audit("exec", &d, "policy", "allow")
+	case permissions.Ask:
+		c.mu.Lock()
+		approved := c.approved[commandKey(p.Command, p.Args)]
+		c.mu.Unlock()
+		switch {
+		case approved:
+			c.audit("exec", &d, "user", "allow")
+		case c.o.Headless && c.o.Approve == "allow":
+			c.audit("exec", &d, "policy", "allow")
+		case c.o.Headless:
+			c.audit("exec", &d, "policy", "deny")
+			return acp.CreateTerminalResponse{}, deniedErr("command "+strconvQuote(label), d, "headless mode (--approve deny)")
+		default:
+			req := c.ask(PermissionAsked{Kind: "command", Policy: &d,
+				ToolCall: acp.ToolCallUpdate{Title: &label, Kind: acp.Ptr(acp.ToolKindExecute), RawInput: map[string]any{"command": label}}})
+			r, err := c.await(ctx, req)
+			if err != nil {
+				return acp.CreateTerminalResponse{}, err
+			}
+			if r.cancelled || r.choice == Deny {
+				c.audit("exec", &d, "user", "deny")
+				return acp.CreateTerminalResponse{}, deniedErr("command "+strconvQuote(label), d, "user")
+			}
+			if r.choice == AllowSession || r.choice == SaveRule {
+				if _, err := c.o.Engine.Grant(d, r.choice == SaveRule); err != nil {
+					c.q.push(Notice{Level: "warn", Text: "could not remember the approval: " + err.Error()})
+				}
+			}
+			c.audit("exec", &d, "user", "allow")
+		}
+	default:
+		c.audit("exec", &d, "policy", "deny")
+		c.q.push(Notice{Level: "warn", Text: fmt.Sprintf("refused command %s: %s", strconvQuote(label), d.Reason)})
+		return acp.CreateTerminalResponse{}, deniedErr("command "+strconvQuote(label), d, "policy")
+	}
+
+	limit := d.OutputLimit
+	if limit <= 0 {
+		limit = c.cfg.Policy.OutputByteLimit
+	}
+	if p.OutputByteLimit != nil && *p.OutputByteLimit > 0 && (limit <= 0 || *p.OutputByteLimit < limit) {
+		limit = *p.OutputByteLimit
+	}
+	so := terminals.StartOptions{Dir: d.Cwd, Env: d.Env, OutputLimit: limit, KillGrace: c.cfg.Policy.KillGrace, Label: label}
+	if len(d.Argv) > 0 {
+		so.Argv = d.Argv
+	} else if len(p.Args) == 0 {
+		so.ShellLine = p.Command
+	} else {
+		so.Argv = append([]string{p.Command}, p.Args...)
+	}
+	if so.Dir == "" {
+		so.Dir = cwd
+		if so.Dir == "" {
+			so.Dir = c.o.Cwd
+		}
+	}
+	t, err := c.o.Terminals.Start(so)
+	if err != nil {
+		return acp.CreateTerminalResponse{}, reqErr(codeInternal, "terminal/create %s: %v", strconvQuote(label), err)
+	}
+	c.mu.Lock()
+	if c.dead || c.closing {
+		// Shutdown began while it started: it must not outlive the session.
+		c.mu.Unlock()
+		_ = t.Release()
+		return acp.CreateTerminalResponse{}, reqErr(codeInternal, "terminal/create: acpterm is shutting down")
+	}
+	c.terms[t.ID()] = &clientTerm{t: t}
+	c.q.push(TerminalStarted{ID: t.ID(), Label: label, Cwd: so.Dir})
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		<-t.Done()
+		st, _ := t.Exit()
+		c.q.push(TerminalExited{ID: t.ID(), Status: st})
+	}()
+	return acp.CreateTerminalResponse{TerminalId: t.ID()}, nil
+}
+
+// term finds a live (unreleased) terminal of this session.
+func (c *Client) term(method string, sid acp.SessionId, id string) (*terminals.Terminal, error) {
+	if c.o.Terminals == nil {
+		return nil, acp.NewMethodNotFound(method)
+	}
+	if err := c.checkSession(sid); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	ct := c.terms[id]
+	c.mu.Unlock()
+	if ct == nil {
+		return nil, reqErr(codeResourceNotFound, "%s: unknown terminal %q", method, id)
+	}
+	if ct.released || ct.t.Released() {
+		return nil, reqErr(codeResourceNotFound, "%s: terminal %q was released", method, id)
+	}
+	return ct.t, nil
+}
+
+func exitStatus(st terminals.ExitStatus) (code *int, signal *string) {
+	if st.Signal != "" {
+		s := st.Signal
+		return nil, &s
+	}
+	if st.Code != nil && *st.Code >= 0 {
+		v := *st.Code
+		return &v, nil
+	}
+	return nil, nil
+}
+
+// TerminalOutput implements acp.Client (terminal/output): the terminal's plain-text transcript
+// (see terminals.Output), truncated flag, and exitStatus once it exited. Unknown or released
+// id → -32002.
+func (c *Client) TerminalOutput(_ context.Context, p acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	t, err := c.term("terminal/output", p.SessionId, p.TerminalId)
+	if err != nil {
+		return acp.TerminalOutputResponse{}, err
+	}
+	o := t.Output()
+	resp := acp.TerminalOutputResponse{Output: o.Text, Truncated: o.Truncated}
+	if o.Exit != nil {
+		code, sig := exitStatus(*o.Exit)
+		resp.ExitStatus = &acp.TerminalExitStatus{ExitCode: code, Signal: sig}
+	}
+	return resp, nil
+}
+
+// WaitForTerminalExit implements acp.Client (terminal/wait_for_exit): blocks until exit; any
+// number of concurrent waiters; a release resolves them with the kill's status; a
+// $/cancel_request aborts only the wait (-32800), never the process.
+func (c *Client) WaitForTerminalExit(ctx context.Context, p acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	t, err := c.term("terminal/wait_for_exit", p.SessionId, p.TerminalId)
+	if err != nil {
+		return acp.WaitForTerminalExitResponse{}, err
+	}
+	st, err := t.Wait(ctx)
+	if err != nil {
+		return acp.WaitForTerminalExitResponse{}, err
+	}
+	code, sig := exitStatus(st)
+	return acp.WaitForTerminalExitResponse{ExitCode: code, Signal: sig}, nil
+}
+
+// KillTerminal implements acp.Client (terminal/kill): SIGTERM to the command's group, grace,
+// SIGKILL; returns once it is gone and drained; the terminal stays valid (output, exit status).
+// Killing an exited command succeeds.
+func (c *Client) KillTerminal(_ context.Context, p acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	t, err := c.term("terminal/kill", p.SessionId, p.TerminalId)
+	if err != nil {
+		return acp.KillTerminalResponse{}, err
+	}
+	if err := t.Kill(); err != nil {
+		return acp.KillTerminalResponse{}, reqErr(codeInternal, "terminal/kill %q: %v", p.TerminalId, err)
+	}
+	return acp.KillTerminalResponse{}, nil
+}
+
+// ReleaseTerminal implements acp.Client (terminal/release): kills the command if it still runs
+// (claude-agent-acp 0.17.1 releases on timeout without kill), resolves waiters, frees the PTY;
+// the final screen stays visible (Client.Screen). Idempotent: releasing a released terminal
+// succeeds (that agent often releases twice). Unknown id → -32002.
+func (c *Client) ReleaseTerminal(_ context.Context, p acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	if c.o.Terminals == nil {
+		return acp.ReleaseTerminalResponse{}, acp.NewMethodNotFound("terminal/release")
+	}
+	if err := c.checkSession(p.SessionId); err != nil {
+		return acp.ReleaseTerminalResponse{}, err
+	}
+	c.mu.Lock()
+	ct := c.terms[p.TerminalId]
+	if ct != nil {
+		ct.released = true
+	}
+	c.mu.Unlock()
+	if ct == nil {
+		return acp.ReleaseTerminalResponse{}, reqErr(codeResourceNotFound, "terminal/release: unknown terminal %q", p.TerminalId)
+	}
+	if err := ct.t.Release(); err != nil {
+		return acp.ReleaseTerminalResponse{}, reqErr(codeInternal, "terminal/release %q: %v", p.TerminalId, err)
+	}
+	return acp.ReleaseTerminalResponse{}, nil
+}
+
+// releaseTerminals releases (kills) every terminal of the session, in parallel.
+func (c *Client) releaseTerminals() {
+	c.mu.Lock()
+	ts := make([]*clientTerm, 0, len(c.terms))
+	for _, ct := range c.terms {
+		ct.released = true
+		ts = append(ts, ct)
+	}
+	c.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, ct := range ts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = ct.t.Release()
+		}()
+	}
+	wg.Wait()
+}
+
+// commandLabel renders a command for people: the shell line as given, or the argv quoted.
+func commandLabel(command string, args []string) string {
+	if len(args) == 0 {
+		return command
+	}
+	words := []string{quoteWord(command)}
+	for _, a := range args {
+		words = append(words, quoteWord(a))
+	}
+	return strings.Join(words, " ")
+}
+
+func quoteWord(s string) string {
+	q, err := syntax.Quote(s, syntax.LangBash)
+	if err != nil {
+		return fmt.Sprintf("%q", s)
+	}
+	return q
+}
+
+func strconvQuote(s string) string { return fmt.Sprintf("%q", clip(s, 200)) }

@@ -1,0 +1,433 @@
+package acpclient
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/coder/acp-go-sdk"
+
+	"github.com/acpterm/acpterm/permissions"
+)
+
+// pendingReq is one question waiting for an answer (PermissionAsked not yet resolved).
+type pendingReq struct {
+	id      string
+	kind    string // "agent", "command", "write", "read"
+	options []acp.PermissionOption
+	ch      chan reply // buffered 1; written exactly once, by whoever resolves
+	done    bool
+}
+
+// reply is how a pending question was answered.
+type reply struct {
+	optionID  string // agent requests: the chosen option ("" with cancelled)
+	choice    Choice // own prompts
+	cancelled bool
+}
+
+// ask registers a question, emits PermissionAsked and returns the pending request.
+func (c *Client) ask(ev PermissionAsked) *pendingReq {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pendSeq++
+	ev.ID = fmt.Sprintf("perm-%d", c.pendSeq)
+	p := &pendingReq{id: ev.ID, kind: ev.Kind, options: ev.Options, ch: make(chan reply, 1)}
+	if c.dead || c.closing {
+		p.done = true
+		p.ch <- reply{cancelled: true}
+		return p
+	}
+	c.pend[p.id] = p
+	c.q.push(ev)
+	return p
+}
+
+// await waits for the answer. A cancelled request context ($/cancel_request or disconnect)
+// resolves the question as cancelled and returns the context's error (the SDK answers -32800).
+func (c *Client) await(ctx context.Context, p *pendingReq) (reply, error) {
+	select {
+	case r := <-p.ch:
+		return r, nil
+	case <-ctx.Done():
+		c.resolve(p, reply{cancelled: true}, "cancelled", "cancel")
+		select {
+		case r := <-p.ch:
+			if !r.cancelled {
+				return r, nil // answered just before the cancel: keep the answer
+			}
+		default:
+		}
+		return reply{}, ctx.Err()
+	}
+}
+
+// resolve answers p once; later calls do nothing. It emits PermissionResolved.
+func (c *Client) resolve(p *pendingReq, r reply, outcome, by string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p.done {
+		return false
+	}
+	p.done = true
+	delete(c.pend, p.id)
+	p.ch <- r
+	c.q.push(PermissionResolved{ID: p.id, Outcome: outcome, By: by})
+	return true
+}
+
+// cancelPending answers every pending question "cancelled" (turn cancel, turn end, agent
+// death, shutdown) — exactly once each.
+func (c *Client) cancelPending(by string) {
+	c.mu.Lock()
+	ps := make([]*pendingReq, 0, len(c.pend))
+	for _, p := range c.pend {
+		ps = append(ps, p)
+	}
+	c.mu.Unlock()
+	for _, p := range ps {
+		outcome := "cancelled"
+		if p.kind != "agent" {
+			outcome = "deny"
+		}
+		c.resolve(p, reply{cancelled: true}, outcome, by)
+	}
+}
+
+// Answer answers a pending PermissionAsked. For agent requests OptionID must be one of the
+// offered ids; an empty OptionID is mapped by Choice (AllowOnce → an allow_once option,
+// Deny → a reject_once/reject_always option, else "cancelled"). For acpterm's own prompts
+// Choice decides (empty Choice with an OptionID of an allow kind counts as AllowOnce).
+// Unknown or already resolved ids are ignored; an invalid answer leaves the question pending
+// and emits a Notice.
+func (c *Client) Answer(requestID string, a Answer) {
+	c.mu.Lock()
+	p := c.pend[requestID]
+	c.mu.Unlock()
+	if p == nil {
+		c.log.Debug("answer for an unknown or resolved permission request", "id", requestID)
+		return
+	}
+	if p.kind == "agent" {
+		opt := a.OptionID
+		if opt != "" && !hasOption(p.options, opt) {
+			c.q.push(Notice{Level: "warn", Text: fmt.Sprintf("permission %s: %q is not one of the offered options", requestID, opt)})
+			return
+		}
+		if opt == "" {
+			switch a.Choice {
+			case AllowOnce:
+				opt = pickOption(p.options, acp.PermissionOptionKindAllowOnce)
+			case AllowSession, SaveRule:
+				opt = pickOption(p.options, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce)
+			case Deny:
+				opt = pickOption(p.options, acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways)
+			}
+		}
+		if opt == "" {
+			c.resolve(p, reply{cancelled: true}, "cancelled", "user")
+			return
+		}
+		c.resolve(p, reply{optionID: opt}, opt, "user")
+		return
+	}
+	ch := a.Choice
+	if ch == "" {
+		ch = Deny
+	}
+	switch ch {
+	case AllowOnce, AllowSession, SaveRule:
+		c.resolve(p, reply{choice: ch}, "allow", "user")
+	default:
+		c.resolve(p, reply{choice: Deny}, "deny", "user")
+	}
+}
+
+func hasOption(opts []acp.PermissionOption, id string) bool {
+	for _, o := range opts {
+		if string(o.OptionId) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// pickOption returns the id of the first offered option of the first kind in kinds that has one.
+func pickOption(opts []acp.PermissionOption, kinds ...acp.PermissionOptionKind) string {
+	for _, k := range kinds {
+		for _, o := range opts {
+			if o.Kind == k {
+				return string(o.OptionId)
+			}
+		}
+	}
+	return ""
+}
+
+func optionKind(opts []acp.PermissionOption, id string) acp.PermissionOptionKind {
+	for _, o := range opts {
+		if string(o.OptionId) == id {
+			return o.Kind
+		}
+	}
+	return ""
+}
+
+// RequestPermission implements acp.Client (session/request_permission). The policy answers
+// what it can (architecture.md decision 6): an execute tool call's command (rawInput.command as
+// a string or an argv array) goes through DecideCommand, an edit tool call with paths through
+// DecideWrite; allow → an allow_once option, deny → a reject_once/reject_always option (else
+// "cancelled"), never options[0]. Otherwise (or on "ask") the user is asked with every option
+// (headless: Options.Approve). A request may arrive before its tool call, with only rawInput.
+func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	if err := c.checkSession(p.SessionId); err != nil {
+		return acp.RequestPermissionResponse{}, err
+	}
+	tcID := string(p.ToolCall.ToolCallId)
+	c.mu.Lock()
+	var ti toolInfo
+	if known := c.tools[tcID]; known != nil {
+		ti = *known
+	}
+	c.mu.Unlock()
+	// The request's own fields win over what updates said.
+	if p.ToolCall.Title != nil {
+		ti.title = *p.ToolCall.Title
+	}
+	if p.ToolCall.Kind != nil {
+		ti.kind = *p.ToolCall.Kind
+	}
+	if p.ToolCall.RawInput != nil {
+		ti.rawInput = p.ToolCall.RawInput
+	}
+	if p.ToolCall.Locations != nil {
+		ti.locations = p.ToolCall.Locations
+	}
+	if p.ToolCall.Content != nil {
+		ti.content = p.ToolCall.Content
+	}
+	d, approveKey := c.decideToolCall(&ti)
+
+	selected := func(id, by string) (acp.RequestPermissionResponse, error) {
+		if k := optionKind(p.Options, id); (k == acp.PermissionOptionKindAllowOnce || k == acp.PermissionOptionKindAllowAlways) && approveKey != "" {
+			c.mu.Lock()
+			c.approved[approveKey] = true
+			c.mu.Unlock()
+		}
+		c.audit("permission", d, by, optionKind(p.Options, id))
+		return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(acp.PermissionOptionId(id))}, nil
+	}
+	cancelled := func(by string) (acp.RequestPermissionResponse, error) {
+		c.audit("permission", d, by, "cancelled")
+		return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}, nil
+	}
+	// policyAnswer resolves without asking; it is reported as PermissionResolved{By: by} only.
+	policyAnswer := func(allow bool, by string) (acp.RequestPermissionResponse, error, bool) {
+		var id string
+		if allow {
+			id = pickOption(p.Options, acp.PermissionOptionKindAllowOnce)
+			if id == "" {
+				return acp.RequestPermissionResponse{}, nil, false // no allow_once: ask
+			}
+		} else {
+			id = pickOption(p.Options, acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways)
+		}
+		c.mu.Lock()
+		c.pendSeq++
+		rid := fmt.Sprintf("perm-%d", c.pendSeq)
+		c.mu.Unlock()
+		if id == "" {
+			c.q.push(PermissionResolved{ID: rid, Outcome: "cancelled", By: by})
+			r, err := cancelled(by)
+			return r, err, true
+		}
+		c.q.push(PermissionResolved{ID: rid, Outcome: id, By: by})
+		r, err := selected(id, by)
+		return r, err, true
+	}
+
+	if d != nil {
+		switch d.Verdict {
+		case permissions.Allow:
+			if r, err, ok := policyAnswer(true, "policy"); ok {
+				return r, err
+			}
+		case permissions.Deny:
+			r, err, _ := policyAnswer(false, "policy")
+			c.q.push(Notice{Level: "warn", Text: fmt.Sprintf("refused %q: %s", toolLabel(&ti), d.Reason)})
+			return r, err
+		}
+	}
+	if c.o.Headless {
+		if r, err, ok := policyAnswer(c.o.Approve == "allow", "headless"); ok {
+			return r, err
+		}
+		r, err, _ := policyAnswer(false, "headless")
+		return r, err
+	}
+	req := c.ask(PermissionAsked{Kind: "agent", ToolCall: p.ToolCall, Options: p.Options, Policy: d})
+	r, err := c.await(ctx, req)
+	if err != nil {
+		c.audit("permission", d, "cancel", "cancelled")
+		return acp.RequestPermissionResponse{}, err
+	}
+	if r.cancelled {
+		return cancelled("cancel")
+	}
+	return selected(r.optionID, "user")
+}
+
+// decideToolCall runs the policy on a tool call the agent asks about. It returns nil when the
+// policy cannot judge it (the user decides), and the key under which an approval covers the
+// turn's later terminal/create of the same command.
+func (c *Client) decideToolCall(ti *toolInfo) (*permissions.Decision, string) {
+	if c.o.Engine == nil {
+		return nil, ""
+	}
+	cmd, argv := commandOf(ti.rawInput)
+	switch ti.kind {
+	case acp.ToolKindExecute, "", acp.ToolKindOther:
+		if cmd == "" && len(argv) == 0 {
+			break
+		}
+		req := permissions.CommandRequest{Session: c.sid(), Command: cmd, Cwd: c.cwdOf(ti.rawInput)}
+		if len(argv) > 0 {
+			req.Command, req.Args = argv[0], argv[1:]
+		}
+		d := c.o.Engine.DecideCommand(req)
+		return &d, commandKey(req.Command, req.Args)
+	case acp.ToolKindEdit, acp.ToolKindDelete, acp.ToolKindMove:
+		paths := c.pathsOf(ti)
+		if len(paths) == 0 {
+			return nil, ""
+		}
+		var worst *permissions.Decision
+		for _, p := range paths {
+			d := c.o.Engine.DecideWrite(p)
+			if worst == nil || permissions.Max(worst.Verdict, d.Verdict) != worst.Verdict {
+				dd := d
+				worst = &dd
+			}
+		}
+		return worst, ""
+	}
+	return nil, ""
+}
+
+// commandOf extracts rawInput.command: a shell line (string) or an argv array (codex-acp sends
+// ["/bin/bash","-lc","…"]).
+func commandOf(raw any) (line string, argv []string) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return "", nil
+	}
+	switch v := m["command"].(type) {
+	case string:
+		return strings.TrimSpace(v), nil
+	case []any:
+		for _, w := range v {
+			s, ok := w.(string)
+			if !ok {
+				return "", nil
+			}
+			argv = append(argv, s)
+		}
+		return "", argv
+	}
+	return "", nil
+}
+
+// commandKey normalises a command for the per-turn approval memory.
+func commandKey(command string, args []string) string {
+	if len(args) == 0 {
+		return strings.Join(strings.Fields(command), " ")
+	}
+	return strings.Join(append([]string{command}, args...), "\x00")
+}
+
+// cwdOf returns rawInput.cwd when it is an absolute path, else "" (session cwd).
+func (c *Client) cwdOf(raw any) string {
+	if m, ok := raw.(map[string]any); ok {
+		if s, ok := m["cwd"].(string); ok && filepath.IsAbs(s) {
+			return s
+		}
+	}
+	return ""
+}
+
+// pathsOf collects the files an edit tool call touches: locations, diff content, and
+// rawInput file_path/path/filePath/abs_path; relative paths are taken from the session cwd.
+func (c *Client) pathsOf(ti *toolInfo) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(c.o.Cwd, p)
+		}
+		p = filepath.Clean(p)
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, l := range ti.locations {
+		add(l.Path)
+	}
+	for _, ct := range ti.content {
+		if ct.Diff != nil {
+			add(ct.Diff.Path)
+		}
+	}
+	if m, ok := ti.rawInput.(map[string]any); ok {
+		for _, k := range []string{"file_path", "path", "filePath", "abs_path", "notebook_path"} {
+			if s, ok := m[k].(string); ok {
+				add(s)
+			}
+		}
+	}
+	return out
+}
+
+// audit records a decision in the audit log (if the engine has one). what is the outcome
+// (option kind, "cancelled", "allow", "deny").
+func (c *Client) audit(kind string, d *permissions.Decision, by string, what any) {
+	if c.o.Engine == nil {
+		return
+	}
+	var dd permissions.Decision
+	if d != nil {
+		dd = *d
+	}
+	switch fmt.Sprint(what) {
+	case "allow", string(acp.PermissionOptionKindAllowOnce), string(acp.PermissionOptionKindAllowAlways):
+		dd.Verdict = permissions.Allow
+	default:
+		dd.Verdict = permissions.Deny
+	}
+	if by == "headless" {
+		by = "policy"
+	}
+	ev := permissions.NewAuditEvent(kind, dd, by)
+	ev.Session = c.sid()
+	if err := c.o.Engine.Record(ev); err != nil {
+		c.log.Warn("audit log write failed", "err", err)
+	}
+}
+
+func (c *Client) sid() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// checkSession rejects requests for another session (pitfall P16).
+func (c *Client) checkSession(id acp.SessionId) error {
+	if s := c.sid(); s == "" || string(id) != s {
+		return acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown sessionId %q", id)})
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+package acpclient
+
+import (
+	"context"
+	"strings"
+
+	"github.com/coder/acp-go-sdk"
+
+	"github.com/acpterm/acpterm/terminals"
+)
+
+// maxEarlyUpdates bounds the updates kept while the session id is not known yet (pitfall P6).
+const maxEarlyUpdates = 100000
+
+// SessionUpdate implements acp.Client. acpterm handles session/update in its wire reader (see
+// wire.go), so the SDK does not call this; it is kept correct for completeness and returns at
+// once (pitfall P3).
+func (c *Client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	c.onNotification(n)
+	return nil
+}
+
+// onNotification handles one session/update, in wire order.
+func (c *Client) onNotification(n acp.SessionNotification) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sessionID == "" {
+		if len(c.early) < maxEarlyUpdates {
+			c.early = append(c.early, n)
+		} else {
+			c.log.Warn("session/update before session/new dropped: too many buffered")
+		}
+		return
+	}
+	if string(n.SessionId) != c.sessionID {
+		c.log.Warn("session/update for an unknown session dropped", "session", n.SessionId)
+		return
+	}
+	c.applyUpdateLocked(n.Update)
+}
+
+// applyUpdateLocked records what the client itself needs from an update (tool call details for
+// policy, info, agent-owned terminals) and emits it. Unknown kinds are logged and dropped
+// (pitfall P12).
+func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
+	kind, known := UpdateKind(u)
+	if !known {
+		c.log.Debug("session/update of an unknown kind ignored", "kind", kind)
+		return
+	}
+	var after []Event
+	switch {
+	case u.ToolCall != nil:
+		tc := u.ToolCall
+		ti := c.toolLocked(string(tc.ToolCallId))
+		if tc.Title != "" {
+			ti.title = tc.Title
+		}
+		if tc.Kind != "" {
+			ti.kind = tc.Kind
+		}
+		if tc.RawInput != nil {
+			ti.rawInput = tc.RawInput
+		}
+		if tc.Locations != nil {
+			ti.locations = tc.Locations
+		}
+		if tc.Content != nil {
+			ti.content = tc.Content
+		}
+		after = c.agentTerminalMetaLocked(string(tc.ToolCallId), ti, tc.Meta)
+	case u.ToolCallUpdate != nil:
+		tu := u.ToolCallUpdate
+		ti := c.toolLocked(string(tu.ToolCallId))
+		if tu.Title != nil {
+			ti.title = *tu.Title
+		}
+		if tu.Kind != nil {
+			ti.kind = *tu.Kind
+		}
+		if tu.RawInput != nil {
+			ti.rawInput = tu.RawInput
+		}
+		if tu.Locations != nil {
+			ti.locations = tu.Locations
+		}
+		if tu.Content != nil {
+			ti.content = tu.Content
+		}
+		after = c.agentTerminalMetaLocked(string(tu.ToolCallId), ti, tu.Meta)
+	case u.AvailableCommandsUpdate != nil:
+		c.info.Commands = u.AvailableCommandsUpdate.AvailableCommands
+	case u.CurrentModeUpdate != nil:
+		if c.info.Modes != nil {
+			m := *c.info.Modes
+			m.CurrentModeId = u.CurrentModeUpdate.CurrentModeId
+			c.info.Modes = &m
+		}
+	case u.ConfigOptionUpdate != nil:
+		c.info.ConfigOptions = u.ConfigOptionUpdate.ConfigOptions
+	}
+	c.q.push(SessionUpdated{Update: u})
+	for _, ev := range after {
+		c.q.push(ev)
+	}
+}
+
+func (c *Client) toolLocked(id string) *toolInfo {
+	ti := c.tools[id]
+	if ti == nil {
+		ti = &toolInfo{}
+		c.tools[id] = ti
+	}
+	return ti
+}
+
+// agentTerm is an agent-owned display terminal: the agent runs the command itself and streams
+// its output in `_meta.terminal_output` (claude-agent-acp 0.23.1, codex-acp; the Zed convention
+// enabled by clientCapabilities._meta.terminal_output). Read-only.
+type agentTerm struct {
+	id, toolCallID string
+	screen         *terminals.Screen
+	tr             *terminals.Transcript
+	exited         bool
+	lastCR         bool // previous chunk ended in '\r' (for LF → CRLF)
+}
+
+// agentTerminalMetaLocked handles `_meta.terminal_info` / `terminal_output` / `terminal_exit`
+// of a tool call and returns the events to emit after the update itself.
+func (c *Client) agentTerminalMetaLocked(toolCallID string, ti *toolInfo, meta map[string]any) []Event {
+	if len(meta) == 0 {
+		return nil
+	}
+	var evs []Event
+	ensure := func(id string) *agentTerm {
+		if at := c.agentTerms[id]; at != nil {
+			return at
+		}
+		if c.dead || c.closing {
+			return nil
+		}
+		limit := c.cfg.Policy.OutputByteLimit
+		at := &agentTerm{id: id, toolCallID: toolCallID, screen: terminals.NewScreen(c.o.ScreenSize), tr: terminals.NewTranscript(limit)}
+		c.agentTerms[id] = at
+		evs = append(evs, TerminalStarted{ID: id, ToolCallID: toolCallID, Label: toolLabel(ti), AgentOwned: true})
+		return at
+	}
+	if m, ok := meta["terminal_info"].(map[string]any); ok {
+		if id, _ := m["terminal_id"].(string); id != "" {
+			ensure(id)
+		}
+	}
+	if m, ok := meta["terminal_output"].(map[string]any); ok {
+		id, _ := m["terminal_id"].(string)
+		data, _ := m["data"].(string)
+		if id != "" {
+			if at := ensure(id); at != nil && data != "" {
+				b := at.crlf(data)
+				at.screen.Write(b)
+				_, _ = at.tr.Write([]byte(data))
+			}
+		}
+	}
+	if m, ok := meta["terminal_exit"].(map[string]any); ok {
+		if id, _ := m["terminal_id"].(string); id != "" {
+			if at := ensure(id); at != nil && !at.exited {
+				at.exited = true
+				var st terminals.ExitStatus
+				if f, ok := m["exit_code"].(float64); ok && f >= 0 {
+					code := int(f)
+					st.Code = &code
+				}
+				if s, ok := m["signal"].(string); ok && s != "" {
+					st.Signal = s
+					st.Code = nil
+				}
+				evs = append(evs, TerminalExited{ID: id, Status: st})
+			}
+		}
+	}
+	return evs
+}
+
+// crlf turns lone "\n" into "\r\n" for the emulator (agents send output with bare newlines).
+func (at *agentTerm) crlf(s string) []byte {
+	b := make([]byte, 0, len(s)+len(s)/16)
+	prevCR := at.lastCR
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch == '\n' && !prevCR {
+			b = append(b, '\r')
+		}
+		b = append(b, ch)
+		prevCR = ch == '\r'
+	}
+	at.lastCR = prevCR
+	return b
+}
+
+// toolLabel is how a person should read a tool call's command: rawInput.command, else the title.
+func toolLabel(ti *toolInfo) string {
+	if cmd, argv := commandOf(ti.rawInput); cmd != "" {
+		return cmd
+	} else if len(argv) > 0 {
+		return strings.Join(argv, " ")
+	}
+	return ti.title
+}
+
+// closeAgentScreens ends the reply goroutines of agent-owned screens (they stay drawable).
+func (c *Client) closeAgentScreens() {
+	c.mu.Lock()
+	ats := make([]*agentTerm, 0, len(c.agentTerms))
+	for _, at := range c.agentTerms {
+		ats = append(ats, at)
+	}
+	c.mu.Unlock()
+	for _, at := range ats {
+		_ = at.screen.Close()
+	}
+}
+
+// AgentTerminalOutput returns the plain-text transcript of an agent-owned terminal.
+func (c *Client) AgentTerminalOutput(id string) (text string, truncated bool, ok bool) {
+	c.mu.Lock()
+	at := c.agentTerms[id]
+	c.mu.Unlock()
+	if at == nil {
+		return "", false, false
+	}
+	text, truncated = at.tr.Snapshot()
+	return text, truncated, true
+}
+
+// Screen returns the screen of a terminal by id: a client-owned terminal (terminal/create; it
+// stays available after release with its final screen) or an agent-owned one (`_meta`).
+func (c *Client) Screen(terminalID string) (*terminals.Screen, bool) {
+	c.mu.Lock()
+	at := c.agentTerms[terminalID]
+	ct := c.terms[terminalID]
+	c.mu.Unlock()
+	if at != nil {
+		return at.screen, true
+	}
+	if ct != nil {
+		return ct.t.Screen(), true
+	}
+	return nil, false
+}

@@ -1,0 +1,177 @@
+package acpclient
+
+import (
+	"bufio"
+	"context"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/coder/acp-go-sdk"
+)
+
+// The wire reader sits between the agent's stdout and the SDK connection:
+//
+//   - session/update notifications are decoded and handled here, synchronously and in line
+//     order, and never reach the SDK. This removes the SDK's bounded 1024-notification queue from
+//     the path (pitfall P3: a flood cannot close the connection), keeps every update ordered
+//     before any later request or response (pitfall P4: a permission request can no longer
+//     overtake its tool_call; the SDK's response barrier (P5) still holds because updates are
+//     queued before the response line is even forwarded), and lets updates that arrive before
+//     the session/new response be buffered (P6).
+//   - lines that are not JSON are logged (truncated), not forwarded (the SDK would log them
+//     whole, up to 10 MiB) and are not fatal.
+//   - lines longer than the SDK's 10 MiB scanner limit (P7) would kill the connection; a request
+//     that long is answered here with an error, a response that long is replaced by an error
+//     response so the waiting call fails cleanly.
+//   - everything else is forwarded unchanged.
+
+// sdkMaxLine is the SDK's bufio.Scanner limit: a forwarded line must be shorter.
+const sdkMaxLine = 10 * 1024 * 1024
+
+// maxLine is the longest agent line acpterm reads at all (bytes); longer lines are dropped.
+const maxLine = 64 * 1024 * 1024
+
+// lockedWriter serialises whole-line writes to the agent's stdin between the SDK and the wire
+// reader (the SDK writes each message with one Write call).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// readWire runs until the agent's stdout ends; then it closes the SDK's input (the SDK then
+// fails pending calls with "peer disconnected") and closes c.readDone.
+func (c *Client) readWire() {
+	defer close(c.readDone)
+	defer c.sdkW.Close()
+	r := bufio.NewReaderSize(c.proc.stdout, 1<<20)
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(chunk) > 0 && !tooLong {
+			if len(buf)+len(chunk) > maxLine {
+				tooLong = true
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if tooLong {
+			c.log.Error("agent stdout: line over the size limit dropped", "limit", maxLine)
+			c.q.push(Notice{Level: "error", Text: fmt.Sprintf("agent sent a message larger than %d MiB; it was dropped", maxLine>>20)})
+		} else if len(bytes.TrimSpace(buf)) > 0 {
+			if !c.handleLine(bytes.TrimRight(buf, "\r\n")) {
+				return
+			}
+		}
+		buf, tooLong = buf[:0], false
+		if cap(buf) > 4<<20 {
+			buf = nil // do not keep a huge buffer after one big message
+		}
+		if err != nil {
+			if err != io.EOF && !errors.Is(err, io.ErrClosedPipe) {
+				c.log.Debug("agent stdout read ended", "err", err)
+			}
+			return
+		}
+	}
+}
+
+// handleLine processes one line; false means the SDK side is gone.
+func (c *Client) handleLine(line []byte) bool {
+	var env envelope
+	if err := json.Unmarshal(line, &env); err != nil {
+		c.log.Warn("agent stdout: not a JSON-RPC message (ignored)", "err", err, "line", clip(string(line), 200))
+		return true
+	}
+	isNotification := len(env.ID) == 0
+	if isNotification && env.Method == "session/update" {
+		var n acp.SessionNotification
+		if err := json.Unmarshal(env.Params, &n); err != nil {
+			c.log.Warn("session/update: cannot decode (ignored)", "err", err, "params", clip(string(env.Params), 300))
+			return true
+		}
+		c.onNotification(n)
+		return true
+	}
+	if len(line) >= sdkMaxLine {
+		return c.oversized(env, len(line))
+	}
+	if _, err := c.sdkW.Write(append(line, '\n')); err != nil {
+		return false
+	}
+	return true
+}
+
+// oversized handles a message the SDK cannot read (pitfall P7).
+func (c *Client) oversized(env envelope, n int) bool {
+	text := fmt.Sprintf("agent message of %d bytes exceeds the %d MiB line limit", n, sdkMaxLine>>20)
+	c.log.Error("agent stdout: oversized message", "bytes", n, "method", env.Method)
+	c.q.push(Notice{Level: "error", Text: text})
+	if len(env.ID) == 0 {
+		return true // a notification: dropped
+	}
+	msg := map[string]any{"jsonrpc": "2.0", "id": env.ID,
+		"error": map[string]any{"code": -32600, "message": "Invalid request: " + text}}
+	b, _ := json.Marshal(msg)
+	b = append(b, '\n')
+	if env.Method != "" {
+		// A request from the agent: answer it ourselves.
+		_, _ = c.out.Write(b)
+		return true
+	}
+	// A response to one of our calls: hand the SDK an error response instead.
+	_, err := c.sdkW.Write(b)
+	return err == nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// truncatingHandler shortens long string attributes (the SDK logs whole raw lines, pitfall P1).
+type truncatingHandler struct {
+	h   slog.Handler
+	max int
+}
+
+func (t truncatingHandler) Enabled(ctx context.Context, l slog.Level) bool { return t.h.Enabled(ctx, l) }
+func (t truncatingHandler) Handle(ctx context.Context, r slog.Record) error {
+	nr := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Value.Kind() == slog.KindString && len(a.Value.String()) > t.max {
+			a.Value = slog.StringValue(clip(a.Value.String(), t.max))
+		}
+		nr.AddAttrs(a)
+		return true
+	})
+	return t.h.Handle(ctx, nr)
+}
+func (t truncatingHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return truncatingHandler{t.h.WithAttrs(as), t.max}
+}
+func (t truncatingHandler) WithGroup(g string) slog.Handler {
+	return truncatingHandler{t.h.WithGroup(g), t.max}
+}

@@ -1,0 +1,559 @@
+// Command scriptagent is a scripted ACP agent for acpclient's tests, driven over real pipes.
+// Normal behaviour goes through acp-go-sdk's agent side; misbehaviour (unknown update kinds,
+// string request ids, non-JSON stdout lines, crashes) is written as raw JSON lines on the same,
+// locked stdout.
+//
+// Process-level behaviour is chosen by $SCRIPTAGENT_SCENARIO:
+//
+//	""                  normal
+//	crash-before-init   write two stderr lines and exit 3 before reading anything
+//	never-init          read stdin but never answer
+//	stderr-flood        write $SCRIPTAGENT_LINES (default 100000) stderr lines, then normal
+//	ignore-term         normal, but ignore SIGTERM and stdin EOF (only SIGKILL ends it)
+//	child               normal, plus a `sleep 600` child in the same process group
+//	auth                session/new needs authenticate (method "login") first
+//	version2            answer initialize with protocolVersion 2
+//	load                advertise loadSession; session/load replays two messages
+//
+// The first word of each prompt picks the turn's script (see turn()).
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/coder/acp-go-sdk"
+)
+
+// out serialises whole lines on stdout between the SDK and raw writes.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+var out = &lockedWriter{w: os.Stdout}
+
+func raw(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	_, _ = out.Write(append(b, '\n'))
+}
+
+func rawLine(s string) { _, _ = out.Write([]byte(s + "\n")) }
+
+// rawCalls: responses to raw requests (string ids "raw-N") are taken off stdin before the SDK.
+var (
+	rawMu    sync.Mutex
+	rawWait  = map[string]chan json.RawMessage{}
+	rawSeq   int
+	scenario = os.Getenv("SCRIPTAGENT_SCENARIO")
+)
+
+// rawCall sends a request with a string id and waits for its whole response message.
+func rawCall(method string, params any) json.RawMessage {
+	rawMu.Lock()
+	rawSeq++
+	id := fmt.Sprintf("raw-%d-%s", rawSeq, "4f1c2d")
+	ch := make(chan json.RawMessage, 1)
+	rawWait[id] = ch
+	rawMu.Unlock()
+	raw(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return <-ch
+}
+
+func filterStdin(w *io.PipeWriter) {
+	r := bufio.NewReaderSize(os.Stdin, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			var env struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(line, &env) == nil && env.Method == "" && len(env.ID) > 0 && env.ID[0] == '"' {
+				var id string
+				_ = json.Unmarshal(env.ID, &id)
+				rawMu.Lock()
+				ch := rawWait[id]
+				delete(rawWait, id)
+				rawMu.Unlock()
+				if ch != nil {
+					ch <- append(json.RawMessage(nil), line...)
+					continue
+				}
+			}
+			if _, werr := w.Write(line); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			if scenario == "ignore-term" {
+				for { // ignores stdin EOF: only a signal ends it
+					time.Sleep(time.Hour)
+				}
+			}
+			w.Close()
+			return
+		}
+	}
+}
+
+type agent struct {
+	conn          *acp.AgentSideConnection
+	mu            sync.Mutex
+	authenticated bool
+	mode          string
+	model         string
+}
+
+// sid is the session id: "sess-1", or the one session/load was given.
+var sid acp.SessionId = "sess-1"
+
+func main() {
+	switch scenario {
+	case "crash-before-init":
+		fmt.Fprintln(os.Stderr, "scriptagent: fatal: cannot start")
+		fmt.Fprintln(os.Stderr, "scriptagent: giving up")
+		os.Exit(3)
+	case "never-init":
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		for {
+			time.Sleep(time.Hour)
+		}
+	case "stderr-flood":
+		n := 100000
+		if s := os.Getenv("SCRIPTAGENT_LINES"); s != "" {
+			n, _ = strconv.Atoi(s)
+		}
+		w := bufio.NewWriter(os.Stderr)
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(w, "stderr line %d\n", i)
+		}
+		w.Flush()
+	case "ignore-term":
+		signal.Ignore(syscall.SIGTERM)
+	case "child":
+		cmd := exec.Command("sleep", "600")
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+		} else {
+			fmt.Fprintf(os.Stderr, "child pid %d\n", cmd.Process.Pid)
+		}
+	}
+	pr, pw := io.Pipe()
+	go filterStdin(pw)
+	a := &agent{mode: "default", model: "fast"}
+	a.conn = acp.NewAgentSideConnection(a, out, pr)
+	<-a.conn.Done()
+	if scenario == "ignore-term" {
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
+}
+
+func (a *agent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	fmt.Fprintf(os.Stderr, "initialize: terminal=%v fs=%v/%v meta.terminal_output=%v client=%s\n",
+		p.ClientCapabilities.Terminal, p.ClientCapabilities.Fs.ReadTextFile, p.ClientCapabilities.Fs.WriteTextFile,
+		p.ClientCapabilities.Meta["terminal_output"], p.ClientInfo.Name)
+	r := acp.InitializeResponse{
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		AgentInfo:       &acp.Implementation{Name: "scriptagent", Version: "1.2.3"},
+		AgentCapabilities: acp.AgentCapabilities{
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			LoadSession:        scenario == "load",
+		},
+	}
+	if scenario == "version2" {
+		r.ProtocolVersion = 2
+	}
+	if scenario == "auth" {
+		r.AuthMethods = []acp.AuthMethod{{Agent: &acp.AuthMethodAgent{Id: "login", Name: "Log in"}}}
+	}
+	return r, nil
+}
+
+func (a *agent) Authenticate(_ context.Context, p acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	if p.MethodId != "login" {
+		return acp.AuthenticateResponse{}, acp.NewInvalidParams(map[string]any{"methodId": p.MethodId})
+	}
+	a.mu.Lock()
+	a.authenticated = true
+	a.mu.Unlock()
+	return acp.AuthenticateResponse{}, nil
+}
+
+func (a *agent) sessionState() (*acp.SessionModeState, []acp.SessionConfigOption) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	modes := &acp.SessionModeState{CurrentModeId: acp.SessionModeId(a.mode), AvailableModes: []acp.SessionMode{
+		{Id: "default", Name: "Default"}, {Id: "plan", Name: "Plan"}}}
+	opts := []acp.SessionConfigOption{{Select: &acp.SessionConfigOptionSelect{
+		Id: "model", Name: "Model", Type: "select", CurrentValue: acp.SessionConfigValueId(a.model),
+		Options: acp.SessionConfigSelectOptions{Ungrouped: &acp.SessionConfigSelectOptionsUngrouped{
+			{Value: "fast", Name: "Fast"}, {Value: "smart", Name: "Smart"}}}}}}
+	return modes, opts
+}
+
+func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	a.mu.Lock()
+	authed := a.authenticated
+	a.mu.Unlock()
+	if scenario == "auth" && !authed {
+		return acp.NewSessionResponse{}, acp.NewAuthRequired(nil)
+	}
+	fmt.Fprintf(os.Stderr, "session/new cwd=%s mcpServers=%d\n", p.Cwd, len(p.McpServers))
+	// Sent before the response: the client must keep it (pitfall P6).
+	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.SessionUpdate{
+		AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update",
+			AvailableCommands: []acp.AvailableCommand{{Name: "init", Description: "Create AGENTS.md"}}}}})
+	modes, opts := a.sessionState()
+	return acp.NewSessionResponse{SessionId: sid, Modes: modes, ConfigOptions: opts}, nil
+}
+
+func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	id := p.SessionId
+	sid = id
+	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: id, Update: acp.UpdateUserMessageText("old question")})
+	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: id, Update: acp.UpdateAgentMessageText("old answer")})
+	modes, opts := a.sessionState()
+	return acp.LoadSessionResponse{Modes: modes, ConfigOptions: opts}, nil
+}
+
+func (a *agent) Cancel(context.Context, acp.CancelNotification) error { return nil }
+func (a *agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	return acp.CloseSessionResponse{}, nil
+}
+func (a *agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return acp.ListSessionsResponse{}, acp.NewMethodNotFound("session/list")
+}
+func (a *agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound("session/resume")
+}
+
+func (a *agent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	a.mu.Lock()
+	a.mode = string(p.ModeId)
+	a.mu.Unlock()
+	return acp.SetSessionModeResponse{}, nil
+}
+
+func (a *agent) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	if p.ValueId == nil || p.ValueId.ConfigId != "model" {
+		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]any{"error": "unknown option"})
+	}
+	a.mu.Lock()
+	a.model = string(p.ValueId.Value)
+	a.mu.Unlock()
+	_, opts := a.sessionState()
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
+}
+
+// say sends an agent message chunk.
+func (a *agent) say(text string) {
+	_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: acp.UpdateAgentMessageText(text)})
+}
+
+func (a *agent) update(u acp.SessionUpdate) {
+	_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: u})
+}
+
+func promptText(p acp.PromptRequest) (string, []acp.ContentBlock) {
+	var text string
+	for _, b := range p.Prompt {
+		if b.Text != nil {
+			text += b.Text.Text
+		}
+	}
+	return text, p.Prompt
+}
+
+func errText(err error) string {
+	if re, ok := err.(*acp.RequestError); ok {
+		return fmt.Sprintf("code=%d message=%s", re.Code, re.Message)
+	}
+	return err.Error()
+}
+
+func exitText(code *int, sig *string) string {
+	s := "exit="
+	if code != nil {
+		s += strconv.Itoa(*code)
+	} else {
+		s += "nil"
+	}
+	if sig != nil {
+		s += " signal=" + *sig
+	}
+	return s
+}
+
+var permOptions = []acp.PermissionOption{
+	{OptionId: "allow_always", Name: "Always Allow", Kind: acp.PermissionOptionKindAllowAlways},
+	{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+	{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+}
+
+func outcomeText(r acp.RequestPermissionResponse, err error) string {
+	switch {
+	case err != nil:
+		return "error " + errText(err)
+	case r.Outcome.Selected != nil:
+		return "selected " + string(r.Outcome.Selected.OptionId)
+	case r.Outcome.Cancelled != nil:
+		return "cancelled"
+	}
+	return "none"
+}
+
+// Prompt plays one turn; the prompt's first word picks the script.
+func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	text, blocks := promptText(p)
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		f = []string{"echo"}
+	}
+	arg := strings.TrimSpace(strings.TrimPrefix(text, f[0]))
+	n := func(i, def int) int {
+		if len(f) > i {
+			if v, err := strconv.Atoi(f[i]); err == nil {
+				return v
+			}
+		}
+		return def
+	}
+	bg := context.Background()
+	switch f[0] {
+	case "echo":
+		a.say(arg)
+	case "blocks": // report the prompt's content blocks
+		var kinds []string
+		for _, b := range blocks {
+			switch {
+			case b.Text != nil:
+				kinds = append(kinds, "text")
+			case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
+				r := b.Resource.Resource.TextResourceContents
+				kinds = append(kinds, "resource:"+r.Uri+":"+r.Text)
+			case b.ResourceLink != nil:
+				kinds = append(kinds, "link:"+b.ResourceLink.Uri)
+			}
+		}
+		a.say(strings.Join(kinds, "|"))
+	case "flood": // flood N: N one-line chunks, as fast as possible
+		for i := 1; i <= n(1, 2000); i++ {
+			a.say(strconv.Itoa(i) + "\n")
+		}
+	case "big": // big N: one chunk of N bytes
+		a.say(strings.Repeat("x", n(1, 5<<20)))
+	case "thought":
+		a.update(acp.UpdateAgentThoughtText("thinking"))
+		a.update(acp.UpdatePlan(acp.PlanEntry{Content: "step one", Priority: "high", Status: "in_progress"}))
+		a.update(acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{SessionUpdate: "usage_update", Used: 10, Size: 100}})
+		a.say("done")
+	case "write": // write PATH N: fs/write_text_file of N bytes
+		size := n(2, 10)
+		_, err := a.conn.WriteTextFile(bg, acp.WriteTextFileRequest{SessionId: sid, Path: f[1], Content: strings.Repeat("w", size)})
+		if err != nil {
+			a.say("write error " + errText(err))
+		} else {
+			a.say(fmt.Sprintf("wrote %d", size))
+		}
+	case "read": // read PATH
+		r, err := a.conn.ReadTextFile(bg, acp.ReadTextFileRequest{SessionId: sid, Path: f[1]})
+		if err != nil {
+			a.say("read error " + errText(err))
+		} else {
+			a.say("read " + r.Content)
+		}
+	case "term": // term LINE: claude-agent-acp 0.17.1's sequence
+		a.legacyTerm(ctx, arg, "normal")
+	case "termtimeout": // release without kill while wait_for_exit is pending
+		a.legacyTerm(ctx, arg, "timeout")
+	case "termtwice": // two concurrent waits, two releases
+		a.legacyTerm(ctx, arg, "twice")
+	case "termnoperm": // terminal/create without a permission request first
+		a.legacyTerm(ctx, arg, "noperm")
+	case "termcwd": // terminal/create with a relative cwd
+		_, err := a.conn.CreateTerminal(bg, acp.CreateTerminalRequest{SessionId: sid, Command: "true", Cwd: acp.Ptr("rel/dir")})
+		a.say("create error " + errText(err))
+	case "termbad": // terminal/output on an unknown id
+		_, err := a.conn.TerminalOutput(bg, acp.TerminalOutputRequest{SessionId: sid, TerminalId: "nope"})
+		a.say("output error " + errText(err))
+	case "perm": // perm [KIND]: ask permission for an execute tool call of `rm -rf build`
+		a.update(acp.StartToolCall("call-perm", "rm -rf build", acp.WithStartKind(acp.ToolKindExecute), acp.WithStartRawInput(map[string]any{"command": "rm -rf build"})))
+		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: "call-perm", Title: acp.Ptr("rm -rf build"), Kind: acp.Ptr(acp.ToolKindExecute),
+				RawInput: map[string]any{"command": "rm -rf build"}}})
+		a.say("permission " + outcomeText(r, err))
+		if ctx.Err() != nil {
+			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		}
+	case "permask": // permission for a tool the policy cannot judge (kind fetch)
+		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: "call-fetch", Title: acp.Ptr("fetch https://example.com"), Kind: acp.Ptr(acp.ToolKindFetch)}})
+		a.say("permission " + outcomeText(r, err))
+		if ctx.Err() != nil {
+			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		}
+	case "codexperm": // codex-acp: string request id, permission before the tool call, argv command
+		resp := rawCall("session/request_permission", map[string]any{"sessionId": sid,
+			"toolCall": map[string]any{"toolCallId": "call-codex", "kind": "execute", "title": arg,
+				"rawInput": map[string]any{"command": []string{"/bin/bash", "-lc", arg}}},
+			"options": []map[string]any{{"optionId": "approved", "name": "Yes", "kind": "allow_once"},
+				{"optionId": "approved-execpolicy-amendment", "name": "Always", "kind": "allow_always"},
+				{"optionId": "abort", "name": "No", "kind": "reject_once"}}})
+		a.update(acp.StartToolCall("call-codex", arg, acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
+		a.say("raw response " + string(resp))
+	case "unknown": // unknown update kinds and content types, non-JSON stdout
+		rawLine("this is not json")
+		raw(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": sid,
+			"update": map[string]any{"sessionUpdate": "notice", "content": map[string]any{"type": "text", "text": "SECRET-UNKNOWN"}}}})
+		raw(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": sid,
+			"update": map[string]any{"sessionUpdate": "compaction_started", "title": "nope"}}})
+		raw(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": sid,
+			"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "hologram", "data": "x"}}}})
+		raw(map[string]any{"jsonrpc": "2.0", "method": "_vendor/notice", "params": map[string]any{}})
+		raw(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": "other-session",
+			"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "OTHER"}}}})
+		a.say("after-unknown")
+	case "meta": // agent-owned terminal (claude-agent-acp 0.23.1 with _meta.terminal_output)
+		a.update(acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: "toolu_1", Title: "Terminal",
+			Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending, RawInput: map[string]any{"command": "printf hi"},
+			Content: []acp.ToolCallContent{{Terminal: &acp.ToolCallContentTerminal{Type: "terminal", TerminalId: "toolu_1"}}},
+			Meta:    map[string]any{"terminal_info": map[string]any{"terminal_id": "toolu_1"}}}})
+		a.update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: "toolu_1",
+			Meta: map[string]any{"terminal_output": map[string]any{"terminal_id": "toolu_1", "data": "hello\n\x1b[31mred\x1b[0m world\n"}}}})
+		a.update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: "toolu_1",
+			Status: acp.Ptr(acp.ToolCallStatusCompleted),
+			Meta:   map[string]any{"terminal_exit": map[string]any{"terminal_id": "toolu_1", "exit_code": 2, "signal": nil}}}})
+		a.say("meta done")
+	case "open": // a tool call left open (codex-acp's long commands)
+		a.update(acp.StartToolCall("call-open", "sleep 5", acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
+		a.say("left open")
+	case "slow": // wait for session/cancel
+		a.update(acp.StartToolCall("call-slow", "long", acp.WithStartStatus(acp.ToolCallStatusInProgress)))
+		a.say("waiting")
+		<-ctx.Done()
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case "crash": // crash mid-turn
+		a.say("about to crash")
+		time.Sleep(50 * time.Millisecond)
+		fmt.Fprintln(os.Stderr, "scriptagent: segmentation fault (simulated)")
+		os.Exit(7)
+	case "killself":
+		a.say("about to die")
+		time.Sleep(50 * time.Millisecond)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	case "fail":
+		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": "scripted failure"})
+	case "refuse":
+		return acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
+	default:
+		a.say("unknown script " + f[0])
+	}
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// legacyTerm plays claude-agent-acp 0.17.1's Bash tool: tool_call twice, permission,
+// terminal/create with the whole line and no args/cwd, then wait/output/release.
+func (a *agent) legacyTerm(ctx context.Context, line, mode string) {
+	bg := context.Background()
+	id := acp.ToolCallId("toolu_legacy")
+	a.update(acp.StartToolCall(id, "Terminal", acp.WithStartRawInput(map[string]any{})))
+	a.update(acp.StartToolCall(id, line, acp.WithStartRawInput(map[string]any{"command": line, "description": "run"})))
+	if mode != "noperm" {
+		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr(line),
+				RawInput: map[string]any{"command": line, "description": "run", "timeout": 120000}}})
+		if err != nil || r.Outcome.Selected == nil || r.Outcome.Selected.OptionId == "reject" {
+			a.say("permission " + outcomeText(r, err))
+			return
+		}
+	}
+	ct, err := a.conn.CreateTerminal(bg, acp.CreateTerminalRequest{SessionId: sid, Command: line,
+		Env: []acp.EnvVariable{{Name: "CLAUDECODE", Value: "1"}}, OutputByteLimit: acp.Ptr(32000)})
+	if err != nil {
+		a.say("create error " + errText(err))
+		return
+	}
+	tid := ct.TerminalId
+	a.update(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress),
+		acp.WithUpdateContent([]acp.ToolCallContent{{Terminal: &acp.ToolCallContentTerminal{Type: "terminal", TerminalId: tid}}})))
+	switch mode {
+	case "timeout":
+		waitRes := make(chan string, 1)
+		go func() {
+			w, err := a.conn.WaitForTerminalExit(bg, acp.WaitForTerminalExitRequest{SessionId: sid, TerminalId: tid})
+			if err != nil {
+				waitRes <- "wait error " + errText(err)
+				return
+			}
+			waitRes <- "wait " + exitText(w.ExitCode, w.Signal)
+		}()
+		time.Sleep(300 * time.Millisecond)
+		o, err := a.conn.TerminalOutput(bg, acp.TerminalOutputRequest{SessionId: sid, TerminalId: tid})
+		outText := "output error " + fmt.Sprint(err)
+		if err == nil {
+			outText = fmt.Sprintf("output %q exited=%v", o.Output, o.ExitStatus != nil)
+		}
+		_, rerr := a.conn.ReleaseTerminal(bg, acp.ReleaseTerminalRequest{SessionId: sid, TerminalId: tid})
+		_, oerr := a.conn.TerminalOutput(bg, acp.TerminalOutputRequest{SessionId: sid, TerminalId: tid})
+		a.say(fmt.Sprintf("%s; release err=%v; %s; after release: %s", outText, rerr, <-waitRes, errText(oerr)))
+	case "twice":
+		var wg sync.WaitGroup
+		res := make([]string, 2)
+		for i := range res {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w, err := a.conn.WaitForTerminalExit(bg, acp.WaitForTerminalExitRequest{SessionId: sid, TerminalId: tid})
+				if err != nil {
+					res[i] = "error " + errText(err)
+					return
+				}
+				res[i] = exitText(w.ExitCode, w.Signal)
+			}()
+		}
+		wg.Wait()
+		_, k := a.conn.KillTerminal(bg, acp.KillTerminalRequest{SessionId: sid, TerminalId: tid})
+		o, _ := a.conn.TerminalOutput(bg, acp.TerminalOutputRequest{SessionId: sid, TerminalId: tid})
+		_, r1 := a.conn.ReleaseTerminal(bg, acp.ReleaseTerminalRequest{SessionId: sid, TerminalId: tid})
+		_, r2 := a.conn.ReleaseTerminal(bg, acp.ReleaseTerminalRequest{SessionId: sid, TerminalId: tid})
+		a.say(fmt.Sprintf("waits [%s] [%s]; kill err=%v; output %q; release1 err=%v; release2 err=%v", res[0], res[1], k, o.Output, r1, r2))
+	default:
+		w, err := a.conn.WaitForTerminalExit(bg, acp.WaitForTerminalExitRequest{SessionId: sid, TerminalId: tid})
+		if err != nil {
+			a.say("wait error " + errText(err))
+			return
+		}
+		o, err := a.conn.TerminalOutput(bg, acp.TerminalOutputRequest{SessionId: sid, TerminalId: tid})
+		if err != nil {
+			a.say("output error " + errText(err))
+			return
+		}
+		_, _ = a.conn.ReleaseTerminal(bg, acp.ReleaseTerminalRequest{SessionId: sid, TerminalId: tid})
+		a.update(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted)))
+		a.say(fmt.Sprintf("%s truncated=%v output=%q", exitText(w.ExitCode, w.Signal), o.Truncated, o.Output))
+	}
+	_ = ctx
+}
