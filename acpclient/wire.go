@@ -2,8 +2,8 @@ package acpclient
 
 import (
 	"bufio"
-	"context"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -157,7 +157,9 @@ type truncatingHandler struct {
 	max int
 }
 
-func (t truncatingHandler) Enabled(ctx context.Context, l slog.Level) bool { return t.h.Enabled(ctx, l) }
+func (t truncatingHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return t.h.Enabled(ctx, l)
+}
 func (t truncatingHandler) Handle(ctx context.Context, r slog.Record) error {
 	nr := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
 	r.Attrs(func(a slog.Attr) bool {
