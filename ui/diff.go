@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -184,7 +185,7 @@ func hunkRange(start, n int) string {
 }
 
 // unifiedDiff returns the plain unified diff of old → new for path (no colour), as `diff -u`
-// would print it with "a/" and "b/" prefixes. oldText nil means a new file. It returns "" when
+// would print it: relative paths get "a/" and "b/" prefixes, absolute ones are shown as they are. oldText nil means a new file. It returns "" when
 // the texts are equal.
 func unifiedDiff(path string, oldText *string, newText string) string {
 	var lines []string
@@ -205,7 +206,10 @@ type diffLine struct {
 
 func diffLines(path string, oldText *string, newText string) []diffLine {
 	var a []string
-	from := "a/" + path
+	from, to := "a/"+path, "b/"+path
+	if filepath.IsAbs(path) {
+		from, to = path, path
+	}
 	if oldText != nil {
 		a = splitLines(*oldText)
 	} else {
@@ -217,7 +221,7 @@ func diffLines(path string, oldText *string, newText string) []diffLine {
 	if len(hunks) == 0 {
 		return nil
 	}
-	out := []diffLine{{'h', "--- " + from}, {'h', "+++ b/" + path}}
+	out := []diffLine{{'h', "--- " + from}, {'h', "+++ " + to}}
 	for _, h := range hunks {
 		out = append(out, diffLine{'@', h.header})
 		for _, op := range h.ops {

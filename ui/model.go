@@ -49,6 +49,7 @@ type Model struct {
 	d     deps
 	dirty chan struct{} // model-side "please redraw" signal, read by redrawLoop
 	now   func() time.Time
+	tick  func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
 
 	keys KeyMap
 	st   *Styles
@@ -104,6 +105,7 @@ func newModel(d deps) *Model {
 		d:        d,
 		dirty:    make(chan struct{}, 1),
 		now:      time.Now,
+		tick:     tea.Tick,
 		keys:     DefaultKeyMap(),
 		ed:       newEditor(),
 		appr:     newApprovals(),
@@ -304,7 +306,7 @@ func (m *Model) armTick() tea.Cmd {
 	m.tickArmed = true
 	m.tickGen++
 	gen := m.tickGen
-	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
+	return m.tick(d, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
 }
 
 func (m *Model) onTick(t tickMsg) tea.Cmd {

@@ -9,7 +9,6 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/acpterm/acpterm/acpclient"
-	"github.com/acpterm/acpterm/terminals"
 )
 
 // addPane creates the pane for a new terminal and selects it when none is selected.
@@ -42,7 +41,8 @@ func (m *Model) addPane(e acpclient.TerminalStarted) {
 	}
 	m.panes = append(m.panes, p)
 	m.paneByID[p.id] = p
-	if m.selected < 0 {
+	if m.selected < 0 || !m.focused {
+		// The newest terminal is usually the one to look at (or type into, e.g. a `read`).
 		m.selected = len(m.panes) - 1
 	}
 	m.applyLayout()
@@ -294,5 +294,3 @@ func (m *Model) preview(id string, n int) ([]string, string, bool) {
 	}
 	return lines, p.state(), true
 }
-
-var _ = terminals.Size{}

@@ -1,0 +1,575 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acpterm/acpterm/acpclient"
+	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/terminals"
+)
+
+// fakeAgent records the calls the model makes (from its Cmds).
+type fakeAgent struct {
+	mu      sync.Mutex
+	calls   []string
+	screens map[string]*terminals.Screen
+}
+
+func (f *fakeAgent) rec(s string)       { f.mu.Lock(); f.calls = append(f.calls, s); f.mu.Unlock() }
+func (f *fakeAgent) Prompt(text string) { f.rec("prompt " + text) }
+func (f *fakeAgent) Cancel()            { f.rec("cancel") }
+func (f *fakeAgent) Answer(id string, a acpclient.Answer) {
+	f.rec(fmt.Sprintf("answer %s option=%q choice=%q", id, a.OptionID, a.Choice))
+}
+func (f *fakeAgent) SetMode(id string) error { f.rec("mode " + id); return nil }
+func (f *fakeAgent) SetConfigOption(id, value string) error {
+	f.rec("config " + id + "=" + value)
+	return nil
+}
+func (f *fakeAgent) Info() acpclient.Info { return acpclient.Info{} }
+func (f *fakeAgent) Screen(id string) (*terminals.Screen, bool) {
+	s, ok := f.screens[id]
+	return s, ok
+}
+
+func (f *fakeAgent) take() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.calls
+	f.calls = nil
+	return c
+}
+
+// fakeTerm is a client-owned terminal: a real Screen, recorded input and sizes.
+type fakeTerm struct {
+	scr   *terminals.Screen
+	input []string
+	sizes []terminals.Size
+	exit  *terminals.ExitStatus
+}
+
+func (t *fakeTerm) Label() string        { return "cat" }
+func (t *fakeTerm) Dir() string          { return "/work" }
+func (t *fakeTerm) StartedAt() time.Time { return time.Time{} }
+func (t *fakeTerm) Output() terminals.Output {
+	return terminals.Output{Text: t.scr.Text(), Truncated: true}
+}
+func (t *fakeTerm) Exit() (terminals.ExitStatus, bool) {
+	if t.exit == nil {
+		return terminals.ExitStatus{}, false
+	}
+	return *t.exit, true
+}
+func (t *fakeTerm) Resize(s terminals.Size) error {
+	t.sizes = append(t.sizes, s)
+	t.scr.Resize(s)
+	return nil
+}
+func (t *fakeTerm) SendKey(k uv.KeyPressEvent) error {
+	t.input = append(t.input, "key "+uv.Key(k).String())
+	return nil
+}
+func (t *fakeTerm) Paste(s string) error { t.input = append(t.input, "paste "+s); return nil }
+func (t *fakeTerm) SendMouse(m uv.MouseEvent) error {
+	t.input = append(t.input, fmt.Sprintf("mouse %v", m))
+	return nil
+}
+func (t *fakeTerm) Release() error            { return nil }
+func (t *fakeTerm) Screen() *terminals.Screen { return t.scr }
+
+type fakeTerms map[string]*fakeTerm
+
+func (f fakeTerms) Get(id string) (paneTerm, bool) {
+	t, ok := f[id]
+	return t, ok
+}
+
+type fakeGrants struct{ list []permissions.Grant }
+
+func (g *fakeGrants) Grants() []permissions.Grant { return append([]permissions.Grant(nil), g.list...) }
+func (g *fakeGrants) Revoke(id string) error {
+	for i, x := range g.list {
+		if x.ID == id {
+			g.list = append(g.list[:i], g.list[i+1:]...)
+			return nil
+		}
+	}
+	return fmt.Errorf("no grant %s", id)
+}
+
+type harness struct {
+	t      *testing.T
+	m      *Model
+	agent  *fakeAgent
+	terms  fakeTerms
+	grants *fakeGrants
+	quit   bool
+}
+
+func newHarness(t *testing.T, keys map[string][]string) *harness {
+	t.Helper()
+	h := &harness{t: t, agent: &fakeAgent{screens: map[string]*terminals.Screen{}}, terms: fakeTerms{}, grants: &fakeGrants{}}
+	cfg := config.Default(t.TempDir())
+	cfg.UI.Keys = keys
+	h.m = newModel(deps{agent: h.agent, terms: h.terms, cfg: cfg, grants: h.grants, agentName: "fake"})
+	h.m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	h.m.now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	return h
+}
+
+// send runs Update and then every Cmd it returned, synchronously (their messages are fed back
+// except Quit, which is recorded).
+func (h *harness) send(msg tea.Msg) {
+	h.t.Helper()
+	_, cmd := h.m.Update(msg)
+	h.run(cmd)
+}
+
+func (h *harness) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.run(c)
+		}
+	case tea.QuitMsg:
+		h.quit = true
+	default:
+		if fmt.Sprintf("%T", msg) == "tea.rawMsg" {
+			return // the bell
+		}
+		h.send(msg)
+	}
+}
+
+func (h *harness) ev(e acpclient.Event) { h.send(acpEventMsg{e}) }
+
+func (h *harness) key(s string) {
+	h.t.Helper()
+	h.send(keyMsg(s))
+}
+
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// keyMsg builds the KeyPressMsg Bubble Tea delivers for a key name like "ctrl+c" or "A".
+func keyMsg(s string) tea.KeyPressMsg {
+	named := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab, "up": tea.KeyUp,
+		"down": tea.KeyDown, "backspace": tea.KeyBackspace, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown}
+	var k tea.KeyPressMsg
+	for _, part := range strings.Split(s, "+") {
+		switch part {
+		case "ctrl":
+			k.Mod |= tea.ModCtrl
+		case "alt":
+			k.Mod |= tea.ModAlt
+		case "shift":
+			k.Mod |= tea.ModShift
+		default:
+			if c, ok := named[part]; ok {
+				k.Code = c
+			} else {
+				k.Code = []rune(part)[0]
+				if k.Mod == 0 {
+					k.Text = part
+				}
+			}
+		}
+	}
+	return k
+}
+
+// screenText renders a frame and returns it as plain rows.
+func (h *harness) screenText() string {
+	h.m.needFrame = true
+	h.m.redraw()
+	return ansi.Strip(h.m.frame)
+}
+
+var demoOptions = []acp.PermissionOption{
+	{OptionId: "allow-once", Name: "Allow once", Kind: acp.PermissionOptionKindAllowOnce},
+	{OptionId: "allow-always", Name: "Always allow", Kind: acp.PermissionOptionKindAllowAlways},
+	{OptionId: "reject-once", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+	{OptionId: "reject-always", Name: "Always reject", Kind: acp.PermissionOptionKindRejectAlways},
+}
+
+func ask(id string) acpclient.PermissionAsked {
+	title := "Delete " + id
+	return acpclient.PermissionAsked{ID: id, Kind: "agent", Options: demoOptions,
+		ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId("call-" + id), Title: &title}}
+}
+
+func wantCalls(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestApprovalKeysSendExactAnswers(t *testing.T) {
+	cases := []struct{ key, want string }{
+		{"a", `answer p1 option="allow-once" choice=""`},
+		{"A", `answer p1 option="allow-always" choice=""`},
+		{"r", `answer p1 option="reject-once" choice=""`},
+		{"R", `answer p1 option="reject-always" choice=""`},
+		{"2", `answer p1 option="allow-always" choice=""`},
+		{"4", `answer p1 option="reject-always" choice=""`},
+		{"enter", `answer p1 option="allow-once" choice=""`},
+		{"esc", `answer p1 option="reject-once" choice=""`},
+	}
+	for _, c := range cases {
+		h := newHarness(t, nil)
+		h.ev(acpclient.TurnStarted{Prompt: "go"})
+		h.ev(ask("p1"))
+		h.agent.take()
+		h.key("x") // not an answer key: swallowed by the modal
+		h.key(c.key)
+		wantCalls(t, h.agent.take(), c.want)
+		if h.m.pendingApprovals() != 0 || !h.m.busy {
+			t.Fatalf("key %s: pending %d busy %v", c.key, h.m.pendingApprovals(), h.m.busy)
+		}
+	}
+}
+
+func TestApprovalQueueAndNavigation(t *testing.T) {
+	h := newHarness(t, nil)
+	h.ev(acpclient.TurnStarted{Prompt: "go"})
+	h.ev(ask("p1"))
+	h.ev(ask("p2"))
+	scr := h.screenText()
+	for _, want := range []string{"Permission 1 of 2", "Delete p1", "a/1   Allow once", "A/2   Always allow", "r/3   Reject", "R/4   Always reject", "esc reject once", "approvals 2"} {
+		if !strings.Contains(scr, want) {
+			t.Fatalf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	if h.m.windowTitle != "acpterm: approval needed (2) · fake" {
+		t.Fatalf("title = %q", h.m.windowTitle)
+	}
+	h.key("down")
+	h.key("down")
+	h.key("enter")
+	h.key("up") // p2: wraps to the last option
+	h.key("enter")
+	wantCalls(t, h.agent.take(), `answer p1 option="reject-once" choice=""`, `answer p2 option="reject-always" choice=""`)
+	h.ev(acpclient.PermissionResolved{ID: "p1", Outcome: "reject-once", By: "user"})
+	h.ev(acpclient.PermissionResolved{ID: "p2", Outcome: "reject-always", By: "user"})
+	if scr := h.screenText(); strings.Contains(scr, "Permission") {
+		t.Fatalf("modal still shown:\n%s", scr)
+	}
+}
+
+func TestOwnPolicyPromptChoices(t *testing.T) {
+	dec := &permissions.Decision{Verdict: permissions.Ask, Rule: "unmatched", Reason: "no rule covers make",
+		Argv: []string{"/bin/sh", "-c", "make && ./run"}, Shell: true, Cwd: "/work", EnvAdded: []string{"CC"},
+		Leaves: []permissions.Leaf{
+			{Argv: []string{"make"}, Program: "/usr/bin/make", Verdict: permissions.Ask, Rule: "unmatched", Reason: "no rule covers make"},
+			{Argv: []string{"./run"}, Program: "/work/run", Verdict: permissions.Allow, Rule: "allow: ./run"},
+		}}
+	for key, want := range map[string]string{
+		"a": `answer c1 option="" choice="allow_once"`, "s": `answer c1 option="" choice="allow_session"`,
+		"S": `answer c1 option="" choice="save_rule"`, "d": `answer c1 option="" choice="deny"`,
+		"esc": `answer c1 option="" choice="deny"`, "enter": `answer c1 option="" choice="allow_once"`,
+		"3": `answer c1 option="" choice="save_rule"`,
+	} {
+		h := newHarness(t, nil)
+		title := "make && ./run"
+		h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", Policy: dec, ToolCall: acp.ToolCallUpdate{Title: &title}})
+		if key == "a" {
+			scr := h.screenText()
+			for _, w := range []string{"Permission 1 of 1 · Run command?", "argv: /bin/sh -c 'make && ./run'", "cwd:  /work", "env+: CC",
+				"asks: no rule covers make (unmatched)", "ask   make → /usr/bin/make", "allow ./run → /work/run",
+				"a/1   Allow once", "s/2   Allow for this session", "S/3   Save as rule", "d/4   Deny"} {
+				if !strings.Contains(scr, w) {
+					t.Fatalf("screen lacks %q:\n%s", w, scr)
+				}
+			}
+		}
+		h.key(key)
+		wantCalls(t, h.agent.take(), want)
+	}
+}
+
+func TestEscCancelsTurnAndPromptsQueue(t *testing.T) {
+	h := newHarness(t, nil)
+	h.key("esc") // idle: nothing to cancel
+	wantCalls(t, h.agent.take())
+	h.typeText("first")
+	h.key("enter")
+	wantCalls(t, h.agent.take(), "prompt first")
+	h.ev(acpclient.TurnStarted{Prompt: "first"})
+	h.typeText("second")
+	h.key("enter")
+	h.typeText("third")
+	h.key("enter")
+	wantCalls(t, h.agent.take()) // queued, not sent
+	if scr := h.screenText(); !strings.Contains(scr, "2 queued") {
+		t.Fatalf("no queue marker:\n%s", scr)
+	}
+	h.key("esc")
+	h.key("esc") // a second Esc does not cancel twice
+	wantCalls(t, h.agent.take(), "cancel")
+	h.ev(acpclient.CancelRequested{})
+	h.ev(acpclient.TurnEnded{StopReason: "cancelled"})
+	wantCalls(t, h.agent.take(), "prompt second")
+	h.ev(acpclient.TurnStarted{Prompt: "second"})
+	h.key("ctrl+c") // during a turn: cancel, not quit
+	wantCalls(t, h.agent.take(), "cancel")
+	if h.quit {
+		t.Fatal("ctrl+c during a turn quit")
+	}
+	h.ev(acpclient.TurnEnded{StopReason: "end_turn"})
+	wantCalls(t, h.agent.take(), "prompt third")
+	h.ev(acpclient.TurnStarted{Prompt: "third"})
+	h.ev(acpclient.TurnEnded{StopReason: "end_turn"})
+	h.key("ctrl+c") // idle: quit
+	if !h.quit {
+		t.Fatal("ctrl+c when idle did not quit")
+	}
+}
+
+func TestQuitKeyAndHistory(t *testing.T) {
+	h := newHarness(t, map[string][]string{"quit": {"ctrl+x"}, "close_pane": {"alt+w"}})
+	h.key("ctrl+q") // rebound: no longer quits
+	if h.quit {
+		t.Fatal("ctrl+q quit after rebinding")
+	}
+	h.typeText("hello")
+	h.key("enter")
+	h.ev(acpclient.TurnStarted{Prompt: "hello"})
+	h.ev(acpclient.TurnEnded{StopReason: "end_turn"})
+	h.key("up")
+	if h.m.ed.value() != "hello" {
+		t.Fatalf("history recall = %q", h.m.ed.value())
+	}
+	h.key("ctrl+x")
+	if !h.quit {
+		t.Fatal("rebound quit key did not quit")
+	}
+}
+
+func startPane(h *harness, id string) *fakeTerm {
+	scr := terminals.NewScreen(terminals.Size{Cols: 80, Rows: 24})
+	h.t.Cleanup(func() { _ = scr.Close() })
+	ft := &fakeTerm{scr: scr}
+	h.terms[id] = ft
+	h.ev(acpclient.TerminalStarted{ID: id, ToolCallID: "call-" + id, Label: "cat " + id, Cwd: "/work"})
+	h.screenText()
+	return ft
+}
+
+func TestPaneResizeFollowsLayout(t *testing.T) {
+	h := newHarness(t, nil)
+	t1 := startPane(h, "t1")
+	// 100x30, one pane, narrow: conversation on top, pane below (half of 27 rows, full width).
+	if got := t1.sizes; len(got) != 1 || got[0] != (terminals.Size{Cols: 98, Rows: 11}) {
+		t.Fatalf("sizes = %v", got)
+	}
+	t2 := startPane(h, "t2")
+	if got := t1.sizes[len(t1.sizes)-1]; got != (terminals.Size{Cols: 48, Rows: 11}) {
+		t.Fatalf("t1 after split = %v", got)
+	}
+	if got := t2.sizes; len(got) != 1 || got[0] != (terminals.Size{Cols: 48, Rows: 11}) {
+		t.Fatalf("t2 sizes = %v", got)
+	}
+	h.send(tea.WindowSizeMsg{Width: 200, Height: 50})
+	h.screenText()
+	if got := t1.sizes[len(t1.sizes)-1]; got != (terminals.Size{Cols: 118, Rows: 21}) {
+		t.Fatalf("t1 wide = %v", got)
+	}
+	if got := t2.scr.Size(); got != (terminals.Size{Cols: 118, Rows: 22}) {
+		t.Fatalf("t2 screen wide = %v", got)
+	}
+	// Zoom the selected pane (t2, the newest): it gets the whole main area.
+	h.key("ctrl+f")
+	h.screenText()
+	if got := t2.sizes[len(t2.sizes)-1]; got != (terminals.Size{Cols: 198, Rows: 45}) {
+		t.Fatalf("zoomed = %v", got)
+	}
+	n := len(t2.sizes)
+	h.screenText() // unchanged layout: no resize
+	if len(t2.sizes) != n {
+		t.Fatalf("resized again without a change: %v", t2.sizes)
+	}
+}
+
+func TestFocusedPaneGetsEveryKeyUntilLeave(t *testing.T) {
+	h := newHarness(t, nil)
+	ft := startPane(h, "t1")
+	h.ev(acpclient.TurnStarted{Prompt: "x"})
+	h.key("ctrl+g")
+	if !h.m.focused {
+		t.Fatal("ctrl+g did not focus the pane")
+	}
+	h.typeText("hi")
+	h.key("enter")
+	h.key("ctrl+c")
+	h.key("esc")
+	h.key("ctrl+q")
+	h.send(tea.PasteMsg{Content: "pasted"})
+	h.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl | tea.ModCapsLock})
+	h.key("ctrl+]")
+	h.key("z")
+	want := []string{"key h", "key i", "key enter", "key ctrl+c", "key esc", "key ctrl+q", "paste pasted", "key ctrl+c"}
+	if strings.Join(ft.input, "|") != strings.Join(want, "|") {
+		t.Fatalf("pane input = %q, want %q", ft.input, want)
+	}
+	wantCalls(t, h.agent.take()) // no cancel, no quit reached the agent
+	if h.quit || h.m.focused || h.m.ed.value() != "z" {
+		t.Fatalf("quit=%v focused=%v editor=%q", h.quit, h.m.focused, h.m.ed.value())
+	}
+	scr := h.screenText()
+	if !strings.Contains(scr, "$ cat t1 · /work · running") {
+		t.Fatalf("pane title missing:\n%s", scr)
+	}
+	code := 0
+	h.ev(acpclient.TerminalExited{ID: "t1", Status: terminals.ExitStatus{Code: &code}})
+	scr = h.screenText()
+	if !strings.Contains(scr, "$ cat t1 · /work · exit 0 · 0s · output truncated") {
+		t.Fatalf("exited pane title missing:\n%s", scr)
+	}
+	h.key("ctrl+g") // finished: cannot type into it
+	if h.m.focused {
+		t.Fatal("focused a finished pane")
+	}
+	h.key("ctrl+x")
+	if len(h.m.panes) != 0 {
+		t.Fatalf("finished pane not closed: %d panes", len(h.m.panes))
+	}
+}
+
+func TestAgentOwnedPaneIsReadOnly(t *testing.T) {
+	h := newHarness(t, nil)
+	scr := terminals.NewScreen(terminals.Size{Cols: 80, Rows: 24})
+	t.Cleanup(func() { _ = scr.Close() })
+	scr.Write([]byte("building…"))
+	h.agent.screens["a1"] = scr
+	h.ev(acpclient.TerminalStarted{ID: "a1", Label: "npm test", AgentOwned: true})
+	h.key("ctrl+g")
+	if h.m.focused {
+		t.Fatal("focused a read-only pane")
+	}
+	out := h.screenText()
+	if !strings.Contains(out, "$ npm test · running · 0s · read-only") || !strings.Contains(out, "building…") {
+		t.Fatalf("screen:\n%s", out)
+	}
+	if got := scr.Size(); got != (terminals.Size{Cols: 98, Rows: 11}) {
+		t.Fatalf("agent-owned screen size = %v", got)
+	}
+}
+
+func TestGrantsViewRevokes(t *testing.T) {
+	h := newHarness(t, nil)
+	h.grants.list = []permissions.Grant{{ID: "g-1", Argv: []string{"go", "test"}, Prefix: true}, {ID: "g-2", Argv: []string{"make"}, Saved: true}}
+	h.key("alt+g")
+	scr := h.screenText()
+	if !strings.Contains(scr, "g-1  grant: go test …  (session)") || !strings.Contains(scr, "g-2  grant: make  (saved)") {
+		t.Fatalf("grants view:\n%s", scr)
+	}
+	h.key("down")
+	h.key("d")
+	if len(h.grants.list) != 1 || h.grants.list[0].ID != "g-1" {
+		t.Fatalf("grants after revoke = %+v", h.grants.list)
+	}
+	h.key("esc")
+	if h.m.showGrants {
+		t.Fatal("grants view still open")
+	}
+}
+
+func TestHelpShowsAllKeys(t *testing.T) {
+	h := newHarness(t, map[string][]string{"leave_pane": {"ctrl+b"}})
+	h.key("?")
+	scr := h.screenText()
+	for _, w := range []string{"ctrl+q", "quit", "ctrl+b", "leave pane", "alt+enter", "new line", "ctrl+o", "$PAGER"} {
+		if !strings.Contains(scr, w) {
+			t.Fatalf("help lacks %q:\n%s", w, scr)
+		}
+	}
+	h.key("x")
+	if h.m.showHelp || h.m.ed.value() != "" {
+		t.Fatalf("help still open or key leaked: %v %q", h.m.showHelp, h.m.ed.value())
+	}
+	h.typeText("why?")
+	if h.m.ed.value() != "why?" || h.m.showHelp {
+		t.Fatalf("? inside text: %q help=%v", h.m.ed.value(), h.m.showHelp)
+	}
+}
+
+func TestStatusBarAndModeSwitch(t *testing.T) {
+	h := newHarness(t, nil)
+	modes := &acp.SessionModeState{CurrentModeId: "ask", AvailableModes: []acp.SessionMode{{Id: "ask", Name: "Ask"}, {Id: "code", Name: "Code"}}}
+	h.ev(acpclient.SessionStarted{Info: acpclient.Info{AgentName: "demo", AgentVersion: "1.2", SessionID: "s-42", Modes: modes}})
+	scr := h.screenText()
+	last := strings.Split(scr, "\n")
+	status := strings.TrimRight(last[len(last)-1], " ")
+	if !strings.HasPrefix(status, " demo 1.2 · session s-42 · mode Ask · policy built-in defaults (policy only)") || !strings.HasSuffix(status, "? help") {
+		t.Fatalf("status = %q", status)
+	}
+	h.key("alt+m")
+	wantCalls(t, h.agent.take(), "mode code")
+	h.ev(acpclient.TurnStarted{Prompt: "p"})
+	scr = h.screenText()
+	last = strings.Split(scr, "\n")
+	if !strings.Contains(last[len(last)-1], "⠋ working · demo 1.2") {
+		t.Fatalf("no spinner during turn: %q", last[len(last)-1])
+	}
+}
+
+func TestAgentExitBannerAndErrors(t *testing.T) {
+	h := newHarness(t, nil)
+	h.ev(acpclient.TurnStarted{Prompt: "p"})
+	h.ev(acpclient.TurnEnded{Err: fmt.Errorf("agent said \x1b[31mno")})
+	code := 3
+	h.ev(acpclient.AgentExited{Code: &code, StderrTail: []string{"panic: boom"}})
+	scr := h.screenText()
+	for _, w := range []string{"✗ turn failed: agent said no", "✗ agent exited (exit 3); press ctrl+q to quit", "stderr:", "panic: boom"} {
+		if !strings.Contains(scr, w) {
+			t.Fatalf("screen lacks %q:\n%s", w, scr)
+		}
+	}
+	if h.m.agentGone != "exit 3" {
+		t.Fatalf("agentGone = %q", h.m.agentGone)
+	}
+	h.typeText("more")
+	h.key("enter")
+	wantCalls(t, h.agent.take()) // nothing is sent to a dead agent
+}
+
+func TestFrameIsCachedAndLinesFit(t *testing.T) {
+	h := newHarness(t, nil)
+	h.ev(acpclient.SessionUpdated{Update: acp.UpdateAgentMessageText(strings.Repeat("word ", 200))})
+	h.m.redraw()
+	f1 := h.m.frame
+	h.m.redraw() // nothing changed: the same frame, not rebuilt
+	if h.m.frame != f1 || h.m.needFrame {
+		t.Fatal("frame rebuilt without a change")
+	}
+	if v := h.m.View(); v.Content != f1 || !v.AltScreen {
+		t.Fatal("View does not return the cached frame")
+	}
+	for _, w := range []int{20, 37, 80, 119, 120, 200} {
+		h.send(tea.WindowSizeMsg{Width: w, Height: 24})
+		for i, l := range strings.Split(h.screenText(), "\n") {
+			if lw := ansi.StringWidth(l); lw > max(w, minWindowWidth) {
+				t.Fatalf("width %d: row %d is %d cells: %q", w, i, lw, l)
+			}
+		}
+	}
+}
