@@ -227,3 +227,18 @@ func TestAuditTwoWriters(t *testing.T) {
 		t.Errorf("VerifyAudit = %d, %v", n, err)
 	}
 }
+
+func BenchmarkAuditAppendAllow(b *testing.B) {
+	l, err := OpenAuditLog(filepath.Join(b.TempDir(), "audit.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	ev := AuditEvent{Session: "s", Kind: "exec", Argv: []string{"git", "status"}, Verdict: Allow, Rule: "allow: git status"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := l.Append(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -336,3 +336,56 @@ func TestWriteFileHardLinkLeavesOutsideUntouched(t *testing.T) { // B39
 		t.Errorf("inodes: outside %d (nlink %d), inside %d", a.Ino, a.Nlink, b.Ino)
 	}
 }
+
+// FuzzSliceLines checks sliceLines against a reference built on strings.SplitAfter.
+func FuzzSliceLines(f *testing.F) {
+	f.Add("one\ntwo\nthree", 1, 1)
+	f.Add("one\ntwo\n", 3, 0)
+	f.Add("", 1, 5)
+	f.Add("\n\n\n", 2, 2)
+	f.Fuzz(func(t *testing.T, text string, line, limit int) {
+		if line < 1 || limit < 0 || line > 1000 || limit > 1000 {
+			return
+		}
+		var lim *int
+		if limit > 0 {
+			lim = &limit
+		}
+		got := sliceLines(text, &line, lim)
+		parts := strings.SplitAfter(text, "\n")
+		if parts[len(parts)-1] == "" {
+			parts = parts[:len(parts)-1]
+		}
+		want := ""
+		if line-1 < len(parts) {
+			end := len(parts)
+			if lim != nil && line-1+limit < end {
+				end = line - 1 + limit
+			}
+			want = strings.Join(parts[line-1:end], "")
+		}
+		if got != want {
+			t.Fatalf("sliceLines(%q, %d, %d) = %q, want %q", text, line, limit, got, want)
+		}
+	})
+}
+
+func BenchmarkDecideWrite(b *testing.B) {
+	base, _ := filepath.EvalSymlinks(b.TempDir())
+	proj := filepath.Join(base, "proj")
+	_ = os.MkdirAll(filepath.Join(proj, "a", "b"), 0o755)
+	_ = os.WriteFile(filepath.Join(proj, "a", "b", "f.go"), []byte("x"), 0o644)
+	cfg := config.Default(proj)
+	cfg.Policy.FS.DenyWrite = []string{"**/.env", ".git/**", "/etc/**"}
+	e, err := NewEngine(cfg, EngineOptions{Cwd: proj, Getenv: func(k string) string { return map[string]string{"HOME": base}[k] }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(proj, "a", "b", "f.go")
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := e.DecideWrite(p); d.Verdict != Ask {
+			b.Fatal(d.Verdict)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/acpterm/acpterm/config"
@@ -221,12 +222,19 @@ func protectedDirs(getenv func(string) string) []protectedDir {
 }
 
 // variants returns p cleaned and, when different, its real form (so a symlinked $HOME or
-// config dir still matches a real path).
+// config dir still matches a real path). Results are memoised per path: the protected
+// locations are resolved once per process, not on every decision.
 func variants(p string) []string {
 	p = filepath.Clean(p)
+	if v, ok := variantCache.Load(p); ok {
+		return v.([]string)
+	}
 	out := []string{p}
 	if r, err := realPath(p); err == nil && r != p {
 		out = append(out, r)
 	}
+	variantCache.Store(p, out)
 	return out
 }
+
+var variantCache sync.Map // clean path → []string
