@@ -638,15 +638,26 @@ func (c *Client) Cancel() {
 	})
 	c.q.push(CancelRequested{})
 	c.mu.Unlock()
-	c.cancelPending("cancel")
-	c.wg.Add(1)
+	// session/cancel goes out before the pending questions are answered "cancelled", so the
+	// agent knows why; if the write is stuck (pitfall P19) they are answered after 1 s anyway.
+	sent := make(chan struct{})
+	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
+		defer close(sent)
 		ctx, cancel := context.WithTimeout(c.lifeCtx, DefaultCallTimeout)
 		defer cancel()
 		if err := c.conn.Cancel(ctx, acp.CancelNotification{SessionId: acp.SessionId(sid)}); err != nil {
 			c.log.Warn("session/cancel failed", "err", err)
 		}
+	}()
+	go func() {
+		defer c.wg.Done()
+		select {
+		case <-sent:
+		case <-time.After(time.Second):
+		}
+		c.cancelPending("cancel")
 	}()
 }
 

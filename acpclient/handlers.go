@@ -56,7 +56,11 @@ func deniedErr(what string, d permissions.Decision, by string) *acp.RequestError
 func decidingLeaf(d permissions.Decision) string {
 	for _, l := range d.Leaves {
 		if l.Verdict == d.Verdict {
-			return strings.Join(l.Argv, " ")
+			via := l.Via
+			if d.Shell && len(via) > 0 && strings.HasSuffix(via[0], " -c") {
+				via = via[1:] // acpterm's own /bin/sh -c around a shell line
+			}
+			return strings.Join(append(append([]string(nil), via...), l.Argv...), " ")
 		}
 	}
 	return ""
@@ -308,11 +312,12 @@ func (c *Client) term(method string, sid acp.SessionId, id string) (*terminals.T
 	}
 	c.mu.Lock()
 	ct := c.terms[id]
+	released := ct != nil && ct.released
 	c.mu.Unlock()
 	if ct == nil {
 		return nil, reqErr(codeResourceNotFound, "%s: unknown terminal %q", method, id)
 	}
-	if ct.released || ct.t.Released() {
+	if released || ct.t.Released() {
 		return nil, reqErr(codeResourceNotFound, "%s: terminal %q was released", method, id)
 	}
 	return ct.t, nil

@@ -313,6 +313,19 @@ var permOptions = []acp.PermissionOption{
 	{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
 }
 
+// cancelledTurn: a "cancelled" outcome means the client cancelled the turn; its session/cancel
+// may be handled just after the response, so wait (bounded) for the prompt context.
+func cancelledTurn(ctx context.Context, r acp.RequestPermissionResponse, err error) bool {
+	if err != nil || r.Outcome.Cancelled == nil {
+		return ctx.Err() != nil
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+	}
+	return true
+}
+
 func outcomeText(r acp.RequestPermissionResponse, err error) string {
 	switch {
 	case err != nil:
@@ -405,14 +418,14 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			ToolCall: acp.ToolCallUpdate{ToolCallId: "call-perm", Title: acp.Ptr("rm -rf build"), Kind: acp.Ptr(acp.ToolKindExecute),
 				RawInput: map[string]any{"command": "rm -rf build"}}})
 		a.say("permission " + outcomeText(r, err))
-		if ctx.Err() != nil {
+		if cancelledTurn(ctx, r, err) {
 			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 		}
 	case "permask": // permission for a tool the policy cannot judge (kind fetch)
 		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
 			ToolCall: acp.ToolCallUpdate{ToolCallId: "call-fetch", Title: acp.Ptr("fetch https://example.com"), Kind: acp.Ptr(acp.ToolKindFetch)}})
 		a.say("permission " + outcomeText(r, err))
-		if ctx.Err() != nil {
+		if cancelledTurn(ctx, r, err) {
 			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 		}
 	case "codexperm": // codex-acp: string request id, permission before the tool call, argv command

@@ -1,0 +1,388 @@
+package acpclient
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpterm/acpterm/config"
+)
+
+func isAsked(e Event) bool { _, ok := e.(PermissionAsked); return ok }
+
+func countEvents[T Event](evs []Event) int {
+	n := 0
+	for _, e := range evs {
+		if _, ok := e.(T); ok {
+			n++
+		}
+	}
+	return n
+}
+
+func TestLegacyTerminalAllowedByPolicy(t *testing.T) {
+	h := start(t, setup{})
+	end := h.turn("term echo hi && echo there")
+	if end.StopReason != "end_turn" {
+		t.Fatalf("TurnEnded = %+v", end)
+	}
+	if got, want := h.lastAgentText(), `exit=0 truncated=false output="hi\nthere\n"`; got != want {
+		t.Errorf("agent saw %q, want %q", got, want)
+	}
+	evs := h.snapshot()
+	if n := countEvents[PermissionAsked](evs); n != 0 {
+		t.Errorf("%d questions asked for an allowed command", n)
+	}
+	var started TerminalStarted
+	for _, e := range evs {
+		if ts, ok := e.(TerminalStarted); ok {
+			started = ts
+		}
+		if pr, ok := e.(PermissionResolved); ok && (pr.By != "policy" || pr.Outcome != "allow") {
+			t.Errorf("permission resolved %+v, want policy/allow (the allow_once option, not options[0])", pr)
+		}
+	}
+	if started.ID == "" || started.AgentOwned || started.Label != "echo hi && echo there" || started.Cwd != h.cfg.Policy.Roots[0] {
+		t.Errorf("TerminalStarted = %+v", started)
+	}
+	// The released terminal's final screen stays visible.
+	scr, ok := h.c.Screen(started.ID)
+	if !ok || strings.TrimRight(scr.Text(), "\n") != "hi\nthere" {
+		t.Errorf("final screen ok=%v text=%q", ok, scr.Text())
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	tc, _ := h.state.ToolCall("toolu_legacy")
+	if tc == nil || tc.Title != "echo hi && echo there" || len(tc.Terminals) != 1 || tc.Terminals[0] != started.ID {
+		t.Errorf("tool call = %+v", tc)
+	}
+	ts := h.state.Terminals[started.ID]
+	if ts == nil || ts.Exit == nil || ts.Exit.String() != "exit 0" {
+		t.Errorf("terminal state = %+v", ts)
+	}
+}
+
+func TestLegacyTerminalApprovedOnceCoversCreate(t *testing.T) {
+	h := start(t, setup{})
+	h.c.Prompt("term touch made.txt")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	if ask.Kind != "agent" || len(ask.Options) != 3 || ask.Policy == nil || ask.Policy.Verdict != "ask" {
+		t.Fatalf("asked = %+v", ask)
+	}
+	h.c.Answer(ask.ID, Answer{OptionID: "allow"})
+	end := h.waitFor(&from, "TurnEnded", isTurnEnded).(TurnEnded)
+	if end.StopReason != "end_turn" || !strings.HasPrefix(h.lastAgentText(), "exit=0 ") {
+		t.Fatalf("end %+v, agent %q", end, h.lastAgentText())
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "made.txt")); err != nil {
+		t.Errorf("the command did not run: %v", err)
+	}
+	if n := countEvents[PermissionAsked](h.snapshot()); n != 1 {
+		t.Errorf("asked %d times, want once (the approval covers terminal/create)", n)
+	}
+	// The approval is per turn: the next turn's same command asks again.
+	h.c.Prompt("term touch made.txt")
+	ask2 := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	h.c.Answer(ask2.ID, Answer{Choice: Deny})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	if got := h.lastAgentText(); got != "permission selected reject" {
+		t.Errorf("after deny: %q", got)
+	}
+}
+
+func TestTerminalCreateDeniedNamesRuleAndLeaf(t *testing.T) {
+	h := start(t, setup{})
+	h.turn("termnoperm sudo ls")
+	got := h.lastAgentText()
+	for _, want := range []string{"create error code=-32603", "acpterm policy denied command", "rule: deny: sudo", "command: sudo ls"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	if n := countEvents[TerminalStarted](h.snapshot()); n != 0 {
+		t.Errorf("%d terminals started for a denied command", n)
+	}
+}
+
+func TestTerminalCreateAskDeniedByUser(t *testing.T) {
+	h := start(t, setup{})
+	h.c.Prompt("termnoperm touch nope.txt")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	if ask.Kind != "command" || ask.Policy == nil || len(ask.Options) != 0 || *ask.ToolCall.Title != "touch nope.txt" {
+		t.Fatalf("asked = %+v", ask)
+	}
+	h.c.Answer(ask.ID, Answer{Choice: Deny})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	if got := h.lastAgentText(); !strings.Contains(got, "acpterm user denied command") {
+		t.Errorf("agent saw %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "nope.txt")); !os.IsNotExist(err) {
+		t.Errorf("denied command ran: %v", err)
+	}
+}
+
+func TestTerminalReleaseWithoutKillOnTimeout(t *testing.T) {
+	h := start(t, setup{policy: func(p *config.Policy) { p.Commands.Allow = append(p.Commands.Allow, "sleep") }})
+	h.turn("termtimeout sleep 30")
+	got := h.lastAgentText()
+	want := `output "" exited=false; release err=<nil>; wait exit=nil signal=SIGTERM; after release: code=-32002 message=terminal/output: terminal "term-1" was released`
+	if got != want {
+		t.Errorf("agent saw\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestTerminalTwoWaitersAndDoubleRelease(t *testing.T) {
+	h := start(t, setup{})
+	h.turn("termtwice echo done")
+	want := `waits [exit=0] [exit=0]; kill err=<nil>; output "done\n"; release1 err=<nil>; release2 err=<nil>`
+	if got := h.lastAgentText(); got != want {
+		t.Errorf("agent saw\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestTerminalBadRequests(t *testing.T) {
+	h := start(t, setup{})
+	h.turn("termcwd")
+	if got := h.lastAgentText(); got != `create error code=-32602 message=terminal/create: cwd "rel/dir" is not absolute` {
+		t.Errorf("relative cwd: %q", got)
+	}
+	h.turn("termbad")
+	if got := h.lastAgentText(); got != `output error code=-32002 message=terminal/output: unknown terminal "nope"` {
+		t.Errorf("unknown id: %q", got)
+	}
+}
+
+func TestAgentOwnedTerminal(t *testing.T) {
+	h := start(t, setup{})
+	h.turn("meta")
+	var started TerminalStarted
+	var exited TerminalExited
+	for _, e := range h.snapshot() {
+		switch e := e.(type) {
+		case TerminalStarted:
+			started = e
+		case TerminalExited:
+			exited = e
+		}
+	}
+	if started != (TerminalStarted{ID: "toolu_1", ToolCallID: "toolu_1", Label: "printf hi", AgentOwned: true}) {
+		t.Errorf("TerminalStarted = %+v", started)
+	}
+	if exited.ID != "toolu_1" || exited.Status.String() != "exit 2" {
+		t.Errorf("TerminalExited = %+v", exited)
+	}
+	scr, ok := h.c.Screen("toolu_1")
+	if !ok || strings.TrimRight(scr.Text(), "\n") != "hello\nred world" {
+		t.Errorf("screen ok=%v text=%q", ok, scr.Text())
+	}
+	text, trunc, ok := h.c.AgentTerminalOutput("toolu_1")
+	if !ok || text != "hello\nred world\n" || trunc {
+		t.Errorf("transcript %q %v %v", text, trunc, ok)
+	}
+	if _, ok := h.c.Screen("toolu_nope"); ok {
+		t.Error("unknown terminal id has a screen")
+	}
+}
+
+func TestPolicyAnswersAgentPermission(t *testing.T) {
+	t.Run("deny", func(t *testing.T) {
+		h := start(t, setup{policy: func(p *config.Policy) { p.Commands.Deny = append(p.Commands.Deny, "rm") }})
+		h.turn("perm")
+		if got := h.lastAgentText(); got != "permission selected reject" {
+			t.Errorf("agent saw %q", got)
+		}
+		if n := countEvents[PermissionAsked](h.snapshot()); n != 0 {
+			t.Errorf("asked %d times", n)
+		}
+	})
+	t.Run("allow", func(t *testing.T) {
+		h := start(t, setup{policy: func(p *config.Policy) { p.Commands.Allow = append(p.Commands.Allow, "rm -rf build") }})
+		h.turn("perm")
+		if got := h.lastAgentText(); got != "permission selected allow" {
+			t.Errorf("agent saw %q (must be the allow_once option, never options[0])", got)
+		}
+	})
+}
+
+func TestCancelAnswersPendingPermissionOnce(t *testing.T) {
+	h := start(t, setup{})
+	h.c.Prompt("permask")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	if ask.Policy != nil || len(ask.Options) != 3 || ask.ToolCall.ToolCallId != "call-fetch" {
+		t.Fatalf("asked = %+v", ask)
+	}
+	h.c.Cancel()
+	h.c.Cancel() // a second cancel is a no-op
+	end := h.waitFor(&from, "TurnEnded", isTurnEnded).(TurnEnded)
+	if end.StopReason != "cancelled" || end.Err != nil {
+		t.Errorf("TurnEnded = %+v", end)
+	}
+	if got := h.lastAgentText(); got != "permission cancelled" {
+		t.Errorf("agent saw %q", got)
+	}
+	h.c.Answer(ask.ID, Answer{OptionID: "allow"}) // too late: ignored
+	h.turn("echo after")
+	resolved := 0
+	for _, e := range h.snapshot() {
+		if pr, ok := e.(PermissionResolved); ok && pr.ID == ask.ID {
+			resolved++
+			if pr.Outcome != "cancelled" || pr.By != "cancel" {
+				t.Errorf("resolved = %+v", pr)
+			}
+		}
+	}
+	if resolved != 1 || countEvents[CancelRequested](h.snapshot()) != 1 {
+		t.Errorf("resolved %d times, %d CancelRequested", resolved, countEvents[CancelRequested](h.snapshot()))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.state.Pending) != 0 {
+		t.Errorf("state still has pending %+v", h.state.Pending)
+	}
+}
+
+func TestCancelRunningTurn(t *testing.T) {
+	h := start(t, setup{})
+	h.c.Prompt("slow")
+	from := 0
+	h.waitFor(&from, "tool call", func(e Event) bool {
+		su, ok := e.(SessionUpdated)
+		return ok && su.Update.ToolCall != nil
+	})
+	h.c.Cancel()
+	end := h.waitFor(&from, "TurnEnded", isTurnEnded).(TurnEnded)
+	if end.StopReason != "cancelled" {
+		t.Errorf("TurnEnded = %+v", end)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if tc, _ := h.state.ToolCall("call-slow"); tc == nil || tc.Status != StatusCancelled {
+		t.Errorf("tool call = %+v", tc)
+	}
+}
+
+func TestCodexPermissionBeforeToolCallWithStringID(t *testing.T) {
+	h := start(t, setup{})
+	h.c.Prompt("codexperm touch x.txt")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	if ask.ToolCall.ToolCallId != "call-codex" || ask.Policy == nil || ask.Policy.Verdict != "ask" {
+		t.Fatalf("asked = %+v policy %+v", ask, ask.Policy)
+	}
+	h.mu.Lock()
+	tc, ok := h.state.ToolCall("call-codex")
+	h.mu.Unlock()
+	if !ok || tc.PermissionID != ask.ID {
+		t.Errorf("state has no tool call for the early permission: %+v", tc)
+	}
+	h.c.Answer(ask.ID, Answer{OptionID: "bogus"}) // not offered: ignored with a notice
+	h.c.Answer(ask.ID, Answer{Choice: AllowOnce})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	got := h.lastAgentText()
+	if !strings.Contains(got, `"result":{"outcome":{"optionId":"approved","outcome":"selected"}}`) ||
+		!strings.Contains(got, `"id":"raw-1-4f1c2d"`) {
+		t.Errorf("raw response = %s", got)
+	}
+	if countEvents[Notice](h.snapshot()) < 1 {
+		t.Error("no notice for the bogus option")
+	}
+}
+
+func TestHeadlessApprove(t *testing.T) {
+	for _, c := range []struct{ approve, want string }{{"deny", "permission selected reject"}, {"allow", "permission selected allow"}} {
+		t.Run(c.approve, func(t *testing.T) {
+			h := start(t, setup{opts: func(o *Options) { o.Headless, o.Approve = true, c.approve }})
+			h.turn("permask")
+			if got := h.lastAgentText(); got != c.want {
+				t.Errorf("agent saw %q", got)
+			}
+			h.turn("termnoperm touch h.txt")
+			_, err := os.Stat(filepath.Join(h.dir, "h.txt"))
+			if (c.approve == "allow") != (err == nil) {
+				t.Errorf("approve=%s: file exists err=%v; agent %q", c.approve, err, h.lastAgentText())
+			}
+			if n := countEvents[PermissionAsked](h.snapshot()); n != 0 {
+				t.Errorf("headless asked %d questions", n)
+			}
+		})
+	}
+}
+
+func TestFileReadAndErrors(t *testing.T) {
+	h := start(t, setup{})
+	p := filepath.Join(h.dir, "r.txt")
+	if err := os.WriteFile(p, []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.turn("read " + p)
+	if got := h.lastAgentText(); got != "read one\ntwo\n" {
+		t.Errorf("read: %q", got)
+	}
+	h.turn("read " + filepath.Join(h.dir, "missing.txt"))
+	if got := h.lastAgentText(); !strings.HasPrefix(got, "read error code=-32002 ") {
+		t.Errorf("missing: %q", got)
+	}
+	h.turn("read relative.txt")
+	if got := h.lastAgentText(); got != `read error code=-32602 message=fs/read_text_file: path "relative.txt" is not absolute` {
+		t.Errorf("relative: %q", got)
+	}
+	h.turn("read /etc/hostname")
+	if got := h.lastAgentText(); !strings.HasPrefix(got, "read error code=-32603 message=acpterm policy denied read of /etc/hostname") {
+		t.Errorf("outside: %q", got)
+	}
+}
+
+func TestFileWriteAskShowsDiff(t *testing.T) {
+	h := start(t, setup{})
+	p := filepath.Join(h.dir, "w.txt")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.c.Prompt("write " + p + " 3")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	if ask.Kind != "write" || ask.Diff == nil || *ask.Diff != (FileDiff{Path: p, OldText: "old", NewText: "www", Existed: true}) {
+		t.Fatalf("asked = %+v diff %+v", ask, ask.Diff)
+	}
+	h.c.Answer(ask.ID, Answer{Choice: AllowOnce})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	if got := h.lastAgentText(); got != "wrote 3" {
+		t.Errorf("agent saw %q", got)
+	}
+	b, _ := os.ReadFile(p)
+	if string(b) != "www" {
+		t.Errorf("file = %q", b)
+	}
+	var fw FileWritten
+	for _, e := range h.snapshot() {
+		if x, ok := e.(FileWritten); ok {
+			fw = x
+		}
+	}
+	if fw.Diff != (FileDiff{Path: p, OldText: "old", NewText: "www", Existed: true}) {
+		t.Errorf("FileWritten = %+v", fw)
+	}
+}
+
+func TestEightMiBFileWrite(t *testing.T) {
+	h := start(t, setup{policy: func(p *config.Policy) { p.FS.Write = "allow" }})
+	p := filepath.Join(h.dir, "big.txt")
+	const size = 8 << 20
+	h.turn("write " + p + " 8388608")
+	if got := h.lastAgentText(); got != "wrote 8388608" {
+		t.Fatalf("agent saw %q", clip(got, 300))
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.Size() != size {
+		t.Fatalf("file: %v size %d", err, st.Size())
+	}
+	for _, e := range h.snapshot() {
+		if fw, ok := e.(FileWritten); ok && (len(fw.Diff.NewText) != size || fw.Diff.Existed) {
+			t.Errorf("FileWritten: %d bytes existed=%v", len(fw.Diff.NewText), fw.Diff.Existed)
+		}
+	}
+}
