@@ -69,12 +69,18 @@ func (m *Manager) Start(o StartOptions) (*Terminal, error) {
 
 	t, err := start(m, id, o)
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if err != nil {
 		m.live--
+		m.mu.Unlock()
 		return nil, err
 	}
 	m.terms[id] = t
+	closed := m.closed
+	m.mu.Unlock()
+	if closed { // Close ran while this one was starting
+		_ = t.Release()
+		return nil, ErrClosed
+	}
 	return t, nil
 }
 

@@ -155,11 +155,12 @@ func (s *Screen) Write(p []byte) {
 	s.version.Add(1)
 }
 
-// reset clears the screen, pen and scroll region after output was skipped
-// (flood skip-ahead); CAN first aborts any half-parsed sequence.
+// reset clears the screen, its scroll-back (which would otherwise hold
+// discontinuous fragments), the pen and the scroll region after output was
+// skipped (flood skip-ahead); CAN first aborts any half-parsed sequence.
 func (s *Screen) reset() {
 	s.mu.Lock()
-	_, _ = s.em.Write([]byte("\x18\x1b[0m\x1b[r\x1b[H\x1b[2J"))
+	_, _ = s.em.Write([]byte("\x18\x1b[0m\x1b[r\x1b[H\x1b[2J\x1b[3J"))
 	s.mu.Unlock()
 	s.version.Add(1)
 }

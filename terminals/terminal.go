@@ -428,8 +428,11 @@ func wake(c chan struct{}) {
 // floodFrame is how often the screen is rebuilt while the output floods
 // (flood mode lasts floodHold after the backlog last overflowed).
 const (
-	floodFrame = 40 * time.Millisecond
-	floodHold  = 500 * time.Millisecond
+	finalHistory = 200       // lines of scroll-back rebuilt when a flood ends
+	floodEnter   = 256 << 10 // backlog bytes that start flood mode
+	floodRefresh = 16 << 10  // bytes skipped in one frame that keep flood mode on
+	floodFrame   = 40 * time.Millisecond
+	floodHold    = 500 * time.Millisecond
 )
 
 // feeder hands the backlog to the screen in small slices. In flood mode it
@@ -453,6 +456,9 @@ func (t *Terminal) feeder() {
 			return
 		}
 		alt := t.scr.alt.Load()
+		if !alt && len(t.backlog) > floodEnter {
+			t.lastSkip = time.Now() // the screen is falling behind: flood mode
+		}
 		if !alt && !t.blEOF && time.Since(t.lastSkip) < floodHold {
 			// Flood mode: wait for the next frame, then show only the newest rows.
 			t.blMu.Unlock()
@@ -462,10 +468,15 @@ func (t *Terminal) feeder() {
 			}
 			frame.Reset(floodFrame)
 			t.blMu.Lock()
-			t.cutBacklog(t.screenTail(t.scr.Size().Rows, skipTail))
+			cut := t.screenTail(t.scr.Size().Rows, skipTail)
+			if cut >= floodRefresh {
+				t.lastSkip = time.Now() // still flooding
+			}
+			t.cutBacklog(cut)
 		} else if t.blEOF && !alt && len(t.backlog) > skipTail {
-			// Nothing more will come: show only the end of a long backlog.
-			t.cutBacklog(t.screenTail(t.scr.Size().Rows, skipTail))
+			// Nothing more will come: show the end of a long backlog, with
+			// some lines of scroll-back above it.
+			t.cutBacklog(t.screenTail(t.scr.Size().Rows+finalHistory, skipTail))
 		}
 		n := min(len(t.backlog), feedTake)
 		chunk = append(chunk[:0], t.backlog[:n]...)
