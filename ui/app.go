@@ -104,29 +104,7 @@ func Run(ctx context.Context, o Options) error {
 		polling:   o.Wake == nil,
 	})
 	m.queue = append(m.queue, o.Prompts...)
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	opts := []tea.ProgramOption{tea.WithContext(runCtx), tea.WithFPS(120)}
-	if o.Input != nil {
-		opts = append(opts, tea.WithInput(o.Input))
-	}
-	if o.Output != nil {
-		opts = append(opts, tea.WithOutput(o.Output))
-	}
-	p := tea.NewProgram(m, opts...)
-
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); forwardEvents(runCtx, o.Client.Events(), p.Send) }()
-	var wakeCh <-chan struct{}
-	if o.Wake != nil {
-		wakeCh = o.Wake.ch
-	}
-	go func() { defer wg.Done(); redrawLoop(runCtx, wakeCh, m.dirty, p.Send) }()
-
-	final, err := p.Run()
-	cancel()
-	wg.Wait()
+	final, err := runProgram(ctx, m, o.Client.Events(), o.Wake, o.Input, o.Output)
 
 	closeErr := o.Client.Close()
 	_ = o.Terminals.Close()
@@ -137,11 +115,40 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil && !errors.Is(err, tea.ErrInterrupted) {
 		return fmt.Errorf("ui: %w", err)
 	}
-	if fm, ok := final.(*Model); ok && fm.agentGone != "" {
-		return fmt.Errorf("%w: %s", ErrAgentExited, fm.agentGone)
+	if final != nil && final.agentGone != "" {
+		return fmt.Errorf("%w: %s", ErrAgentExited, final.agentGone)
 	}
 	_ = closeErr // shutdown errors are logged by acpclient; a normal quit stays a success
 	return nil
+}
+
+// runProgram runs m as a Bubble Tea program on in/out (nil: the process's stdin/stdout) with the
+// event bridge and the redraw loop, and returns when the program ends; both goroutines have
+// ended by then. extra options come last (tests pass tea.WithWindowSize when out is no tty).
+func runProgram(ctx context.Context, m *Model, events <-chan acpclient.Event, wake *Wake, in io.Reader, out io.Writer, extra ...tea.ProgramOption) (*Model, error) {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := append([]tea.ProgramOption{tea.WithContext(runCtx), tea.WithFPS(120)}, extra...)
+	if in != nil {
+		opts = append(opts, tea.WithInput(in))
+	}
+	if out != nil {
+		opts = append(opts, tea.WithOutput(out))
+	}
+	p := tea.NewProgram(m, opts...)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); forwardEvents(runCtx, events, p.Send) }()
+	var wakeCh <-chan struct{}
+	if wake != nil {
+		wakeCh = wake.ch
+	}
+	go func() { defer wg.Done(); redrawLoop(runCtx, wakeCh, m.dirty, p.Send) }()
+	final, err := p.Run()
+	cancel()
+	wg.Wait()
+	fm, _ := final.(*Model)
+	return fm, err
 }
 
 // forwardEvents delivers every acpclient event to the program, in order, until the channel closes
