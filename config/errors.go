@@ -35,7 +35,10 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-var typeErrRe = regexp.MustCompile(`cannot decode TOML (.+?) into (?:struct field \S+|a Go value) of type (\S+)`)
+var (
+	typeErrRe = regexp.MustCompile(`cannot decode TOML (.+?) into (?:struct field \S+ of type |a Go value of type )?(\S+)$`)
+	dupKeyRe  = regexp.MustCompile(`^key .* is already defined$`)
+)
 
 // goTypeName says in TOML words what a Go field type expects.
 func goTypeName(t string) string {
@@ -58,8 +61,9 @@ func goTypeName(t string) string {
 	return t
 }
 
-// decodeErr converts a go-toml decoding error into an *Error for file.
-func decodeErr(file string, err error) *Error {
+// decodeErr converts a go-toml decoding error into an *Error for file; doc locates full key
+// paths (go-toml gives only the last part for some errors).
+func decodeErr(file string, doc []byte, err error) *Error {
 	var se *toml.StrictMissingError
 	if errors.As(err, &se) && len(se.Errors) > 0 {
 		first := se.Errors[0]
@@ -70,14 +74,20 @@ func decodeErr(file string, err error) *Error {
 	if errors.As(err, &de) {
 		line, col := de.Position()
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		if m := typeErrRe.FindStringSubmatch(msg); m != nil {
-			got := m[1]
-			if got == "" {
-				got = "value"
-			}
-			msg = fmt.Sprintf("wrong type: want %s, got a TOML %s", goTypeName(m[2]), got)
+		key := strings.Join(de.Key(), ".")
+		switch {
+		case typeErrRe.MatchString(msg):
+			m := typeErrRe.FindStringSubmatch(msg)
+			msg = fmt.Sprintf("wrong type: want %s, got a TOML %s", goTypeName(m[2]), m[1])
+		case dupKeyRe.MatchString(msg):
+			msg = "duplicate key (already set above)"
+		case strings.Contains(msg, "array table"):
+			msg = "must be a table ([" + key + "]), not an array of tables ([[" + key + "]])"
 		}
-		return &Error{File: file, Line: line, Col: col, Key: strings.Join(de.Key(), "."), Msg: msg}
+		if full := keyAt(doc, line, col); full != "" {
+			key = full
+		}
+		return &Error{File: file, Line: line, Col: col, Key: key, Msg: msg}
 	}
 	return &Error{File: file, Msg: err.Error()}
 }

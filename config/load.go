@@ -280,7 +280,7 @@ func applyFile(cfg *Config, file, cwd string, project bool, getenv func(string) 
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&fc); err != nil {
-		return decodeErr(file, err)
+		return decodeErr(file, data, err)
 	}
 	l := &loader{cwd: cwd, file: file, project: project, idx: indexPositions(data), getenv: getenv}
 	if project {

@@ -19,8 +19,61 @@ type positions map[string]pos
 // known to parse (the decoder ran first); on a parser error the index is simply partial.
 func indexPositions(doc []byte) positions {
 	idx := positions{}
+	walkKeys(doc, func(path string, pos pos) {
+		if _, seen := idx[path]; !seen {
+			idx[path] = pos
+		}
+	})
+	return idx
+}
+
+// keyAt returns the dotted path of the key or value starting at line:col ("" when none), also
+// for a repeated key (which the index keeps only once).
+func keyAt(doc []byte, line, col int) string {
+	found := ""
+	walkKeys(doc, func(path string, p pos) {
+		if found == "" && p.Line == line && p.Col == col {
+			found = strings.TrimSuffix(path, "#v")
+		}
+	})
+	return found
+}
+
+// walkKeys calls fn with the path and position of every table header, key, value ("path#v")
+// and array element ("path[i]") in document order.
+func walkKeys(doc []byte, fn func(path string, p pos)) {
 	p := unstable.Parser{}
 	p.Reset(doc)
+	at := func(n *unstable.Node, path string) {
+		if n == nil || n.Raw.Length == 0 {
+			return
+		}
+		defer func() { _ = recover() }() // a node without input bytes: leave it out
+		s := p.Shape(n.Raw)
+		fn(path, pos{s.Start.Line, s.Start.Column})
+	}
+	var keyValue func(prefix []string, kv *unstable.Node)
+	keyValue = func(prefix []string, kv *unstable.Node) {
+		full := append(append([]string(nil), prefix...), keyParts(kv)...)
+		path := strings.Join(full, ".")
+		at(firstKey(kv), path)
+		v := kv.Value()
+		at(v, path+"#v")
+		switch v.Kind {
+		case unstable.Array:
+			it := v.Children()
+			for i := 0; it.Next(); i++ {
+				at(it.Node(), path+"["+strconv.Itoa(i)+"]")
+			}
+		case unstable.InlineTable:
+			it := v.Children()
+			for it.Next() {
+				if it.Node().Kind == unstable.KeyValue {
+					keyValue(full, it.Node())
+				}
+			}
+		}
+	}
 	var prefix []string
 	for p.NextExpression() {
 		e := p.Expression()
@@ -28,47 +81,12 @@ func indexPositions(doc []byte) positions {
 		case unstable.Table, unstable.ArrayTable:
 			prefix = keyParts(e)
 			for i := 1; i <= len(prefix); i++ { // [a.b] also locates a
-				idx.put(&p, strings.Join(prefix[:i], "."), firstKey(e))
+				at(firstKey(e), strings.Join(prefix[:i], "."))
 			}
 		case unstable.KeyValue:
-			idx.keyValue(&p, prefix, e)
+			keyValue(prefix, e)
 		}
 	}
-	return idx
-}
-
-func (idx positions) keyValue(p *unstable.Parser, prefix []string, kv *unstable.Node) {
-	full := append(append([]string(nil), prefix...), keyParts(kv)...)
-	path := strings.Join(full, ".")
-	idx.put(p, path, firstKey(kv))
-	v := kv.Value()
-	idx.put(p, path+"#v", v)
-	switch v.Kind {
-	case unstable.Array:
-		it := v.Children()
-		for i := 0; it.Next(); i++ {
-			idx.put(p, path+"["+strconv.Itoa(i)+"]", it.Node())
-		}
-	case unstable.InlineTable:
-		it := v.Children()
-		for it.Next() {
-			if it.Node().Kind == unstable.KeyValue {
-				idx.keyValue(p, full, it.Node())
-			}
-		}
-	}
-}
-
-func (idx positions) put(p *unstable.Parser, path string, n *unstable.Node) {
-	if n == nil || n.Raw.Length == 0 {
-		return
-	}
-	if _, seen := idx[path]; seen {
-		return
-	}
-	defer func() { _ = recover() }() // a node without input bytes: leave it out
-	s := p.Shape(n.Raw)
-	idx[path] = pos{s.Start.Line, s.Start.Column}
 }
 
 func keyParts(n *unstable.Node) []string {
