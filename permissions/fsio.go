@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/acpterm/acpterm/config"
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -56,7 +57,7 @@ func (e *Engine) decideFile(path string, write bool) Decision {
 		op, verdictCfg, globs = "write", e.cfg.Policy.FS.Write, e.cfg.Policy.FS.DenyWrite
 	}
 	d := Decision{Verdict: Deny, Path: path}
-	real, root, err := e.roots.Resolve(path)
+	real, _, err := e.roots.Resolve(path)
 	if real != "" {
 		d.Path = real
 	}
@@ -73,9 +74,12 @@ func (e *Engine) decideFile(path string, write bool) Decision {
 		d.Reason = fmt.Sprintf("%s of %s denied by [policy.fs] deny_%s %q", op, real, op, g)
 		return d
 	}
-	_ = root
 	if write {
-		if ok, why := e.Protected(real); ok {
+		ok, why := e.Protected(real)
+		if !ok { // the name asked for counts too (a link planted at .git/hooks/x)
+			ok, why = e.Protected(filepath.Clean(path))
+		}
+		if ok {
 			d.Rule = "protected"
 			d.Reason = fmt.Sprintf("write of %s denied: protected path: %s", real, why)
 			return d
@@ -120,7 +124,8 @@ func (e *Engine) decideFile(path string, write bool) Decision {
 
 // Protected reports whether real (a resolved absolute path) may never be written by the agent,
 // and why: IsProtected's list (read through the engine's Getenv) plus the files this engine
-// itself uses — the grants file, the audit log, the user config file and the project file.
+// itself uses — the grants file, the audit log, the user config file and the project file
+// (.acpterm.toml in the session cwd, whether or not it exists yet).
 // The command analysis uses it for redirect targets too.
 func (e *Engine) Protected(real string) (bool, string) {
 	if ok, why := isProtected(real, e.getenv); ok {
@@ -129,7 +134,10 @@ func (e *Engine) Protected(real string) (bool, string) {
 	own := []struct{ path, what string }{
 		{e.opts.GrantsFile, "acpterm's grants file"},
 		{e.cfg.Source, "acpterm's config file"},
-		{e.cfg.Project, "the project policy file " + "(.acpterm.toml)"},
+		{e.cfg.Project, "the project policy file"},
+	}
+	if e.opts.Cwd != "" && filepath.IsAbs(e.opts.Cwd) {
+		own = append(own, struct{ path, what string }{filepath.Join(e.opts.Cwd, config.ProjectFileName), "the project policy file"})
 	}
 	if e.audit != nil {
 		own = append(own, struct{ path, what string }{e.audit.Path(), "acpterm's audit log"})

@@ -300,12 +300,24 @@ func TestProtectsOwnFiles(t *testing.T) {
 		grants:                                 "acpterm's grants file (" + grants + ")",
 		auditPath:                              "acpterm's audit log (" + auditPath + ")",
 		userCfg:                                "acpterm's config file (" + userCfg + ")",
-		filepath.Join(s.proj, ".acpterm.toml"): "the project policy file (.acpterm.toml) (" + filepath.Join(s.proj, ".acpterm.toml") + ")",
+		filepath.Join(s.proj, ".acpterm.toml"): "the project policy file (" + filepath.Join(s.proj, ".acpterm.toml") + ")",
 	} {
 		d := e.DecideWrite(path)
 		if d.Verdict != Deny || d.Reason != "write of "+path+" denied: protected path: "+why {
 			t.Errorf("DecideWrite(%s) = %s %q", path, d.Verdict, d.Reason)
 		}
+	}
+	// The project file is protected before it exists, for an engine without one too.
+	e2 := s.engine(t, func(c *config.Config) { c.Policy.FS.Write = "allow" }, EngineOptions{})
+	if d := e2.DecideWrite(filepath.Join(s.proj, ".acpterm.toml")); d.Verdict != Deny || d.Rule != "protected" {
+		t.Errorf("new .acpterm.toml: %s %q", d.Verdict, d.Reason)
+	}
+	// A symlink planted at a hook name is judged by its name as well as its target.
+	mkdirAll(t, filepath.Join(s.proj, ".git", "hooks"))
+	write(t, filepath.Join(s.proj, "hook.sh"), "#!/bin/sh\n")
+	symlink(t, filepath.Join(s.proj, "hook.sh"), filepath.Join(s.proj, ".git", "hooks", "pre-push"))
+	if d := e2.DecideWrite(filepath.Join(s.proj, ".git", "hooks", "pre-push")); d.Verdict != Deny || d.Rule != "protected" {
+		t.Errorf("hook symlink: %s %q", d.Verdict, d.Reason)
 	}
 	if d := e.DecideWrite(filepath.Join(s.proj, "state", "notes")); d.Verdict != Allow {
 		t.Errorf("neighbour: %s %q", d.Verdict, d.Reason)
