@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/coder/acp-go-sdk"
+
+	"github.com/acpterm/acpterm/config"
 )
 
 func isTurnEnded(e Event) bool { _, ok := e.(TurnEnded); return ok }
@@ -337,5 +339,29 @@ func TestTurnFailureAndRefusal(t *testing.T) {
 	}
 	if end := h.turn("refuse"); end.StopReason != string(acp.StopReasonRefusal) || end.Err != nil {
 		t.Errorf("refuse: %+v", end)
+	}
+}
+
+// Messages beyond the SDK's 10 MiB line limit (pitfall P7): a session/update is handled by the
+// wire reader and arrives intact; an oversized request is answered with an error instead of
+// killing the connection.
+func TestOversizedLines(t *testing.T) {
+	h := start(t, setup{policy: func(p *config.Policy) { p.FS.Write = "allow" }})
+	const size = 11 << 20
+	if end := h.turn(fmt.Sprintf("big %d", size)); end.StopReason != "end_turn" || len(h.lastAgentText()) != size {
+		t.Fatalf("11 MiB update: %+v, %d bytes", end, len(h.lastAgentText()))
+	}
+	p := filepath.Join(h.dir, "huge.txt")
+	end := h.turn(fmt.Sprintf("write %s %d", p, size))
+	got := h.lastAgentText()
+	if end.StopReason != "end_turn" || !strings.HasPrefix(got, "write error code=-32600 message=Invalid request: agent message of ") ||
+		!strings.HasSuffix(got, " bytes exceeds the 10 MiB line limit") {
+		t.Fatalf("oversized write: %+v %q", end, got)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("oversized write reached the disk: %v", err)
+	}
+	if end := h.turn("echo alive"); end.StopReason != "end_turn" || h.lastAgentText() != "alive" {
+		t.Errorf("connection after oversized request: %+v %q", end, h.lastAgentText())
 	}
 }

@@ -70,7 +70,10 @@ type PermissionAsked struct {
 	Kind string
 }
 
-// PermissionResolved ends a PermissionAsked.
+// PermissionResolved ends a PermissionAsked. When the sandbox policy (or headless mode inside
+// the client) answers an agent's session/request_permission without asking anyone, a
+// PermissionResolved with By "policy" (or "headless") and a fresh ID is emitted on its own, so
+// the UI can log what was decided.
 type PermissionResolved struct {
 	ID string
 	// Outcome is the chosen optionId for agent requests, "cancelled" when the turn was cancelled
@@ -126,7 +129,8 @@ type TerminalExited struct {
 // state); later updates from the agent still apply.
 type CancelRequested struct{}
 
-// TurnEnded ends every TurnStarted (one per Client.Prompt that was sent). StopReason is the
+// TurnEnded ends every TurnStarted; a Client.Prompt that could never be sent (agent gone,
+// client closed) gets a TurnEnded with an error and no TurnStarted. StopReason is the
 // agent's stop reason ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", or
 // an unknown value passed through) when the agent answered; Err is non-nil when the turn failed
 // (JSON-RPC error, agent death, shutdown), and then StopReason is "" — or "cancelled" when the

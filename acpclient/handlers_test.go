@@ -386,3 +386,27 @@ func TestEightMiBFileWrite(t *testing.T) {
 		}
 	}
 }
+
+// When the agent dies, the terminals it started are killed.
+func TestAgentDeathKillsItsTerminals(t *testing.T) {
+	h := start(t, setup{policy: func(p *config.Policy) { p.Commands.Allow = append(p.Commands.Allow, "sleep") }})
+	h.c.Prompt("termcrash")
+	from := 0
+	st := h.waitFor(&from, "TerminalStarted", func(e Event) bool { _, ok := e.(TerminalStarted); return ok }).(TerminalStarted)
+	term, ok := h.mgr.Get(st.ID)
+	if !ok {
+		t.Fatalf("terminal %s unknown to the manager", st.ID)
+	}
+	all := 0
+	ex := h.waitFor(&all, "TerminalExited", func(e Event) bool { x, ok := e.(TerminalExited); return ok && x.ID == st.ID }).(TerminalExited)
+	if ex.Status.Signal != "SIGTERM" && ex.Status.Signal != "SIGKILL" {
+		t.Errorf("terminal exit = %v", ex.Status)
+	}
+	ae := h.waitFor(&from, "AgentExited", func(e Event) bool { _, ok := e.(AgentExited); return ok }).(AgentExited)
+	if ae.Code == nil || *ae.Code != 5 {
+		t.Errorf("AgentExited = %+v", ae)
+	}
+	if !term.Released() {
+		t.Error("terminal not released after the agent died")
+	}
+}

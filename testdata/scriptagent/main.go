@@ -473,6 +473,15 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		time.Sleep(50 * time.Millisecond)
 		fmt.Fprintln(os.Stderr, "scriptagent: segmentation fault (simulated)")
 		os.Exit(7)
+	case "termcrash": // start a long command in a client terminal, then crash
+		ct, err := a.conn.CreateTerminal(bg, acp.CreateTerminalRequest{SessionId: sid, Command: "sleep", Args: []string{"300"}})
+		if err != nil {
+			a.say("create error " + errText(err))
+			break
+		}
+		a.say("started " + ct.TerminalId)
+		time.Sleep(200 * time.Millisecond)
+		os.Exit(5)
 	case "killself":
 		a.say("about to die")
 		time.Sleep(50 * time.Millisecond)
