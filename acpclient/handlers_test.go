@@ -410,3 +410,27 @@ func TestAgentDeathKillsItsTerminals(t *testing.T) {
 		t.Error("terminal not released after the agent died")
 	}
 }
+
+// "Always allow" on the agent's question becomes a session grant: the same command's later
+// terminal/create (next turn) is not asked again.
+func TestAllowAlwaysBecomesSessionGrant(t *testing.T) {
+	h := start(t, setup{})
+	h.c.Prompt("term touch g.txt")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	h.c.Answer(ask.ID, Answer{OptionID: "allow_always"})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	if got := h.lastAgentText(); !strings.HasPrefix(got, "exit=0 ") {
+		t.Fatalf("first turn: %q", got)
+	}
+	if g := h.eng.Grants(); len(g) != 1 {
+		t.Fatalf("grants = %+v", g)
+	}
+	h.turn("termnoperm touch g.txt")
+	if got := h.lastAgentText(); !strings.HasPrefix(got, "exit=0 ") {
+		t.Errorf("second turn: %q", got)
+	}
+	if n := countEvents[PermissionAsked](h.snapshot()); n != 1 {
+		t.Errorf("asked %d times, want 1", n)
+	}
+}

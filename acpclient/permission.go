@@ -129,7 +129,7 @@ func (c *Client) Answer(requestID string, a Answer) {
 			c.resolve(p, reply{cancelled: true}, "cancelled", "user")
 			return
 		}
-		c.resolve(p, reply{optionID: opt}, opt, "user")
+		c.resolve(p, reply{optionID: opt, choice: a.Choice}, opt, "user")
 		return
 	}
 	ch := a.Choice
@@ -274,6 +274,16 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 	}
 	if r.cancelled {
 		return cancelled("cancel")
+	}
+	// "Always" for a command the policy would ask about also becomes acpterm's narrowest grant
+	// (session-scoped, saved with SaveRule; architecture.md decision 7), so the agent's later
+	// terminal/create of it is not asked again. The engine refuses grants for shells and
+	// interpreters; that is reported, not fatal.
+	if d != nil && d.Verdict == permissions.Ask && approveKey != "" &&
+		(optionKind(p.Options, r.optionID) == acp.PermissionOptionKindAllowAlways || r.choice == SaveRule) {
+		if _, err := c.o.Engine.Grant(*d, r.choice == SaveRule); err != nil {
+			c.q.push(Notice{Level: "info", Text: "acpterm will still ask about this command: " + err.Error()})
+		}
 	}
 	return selected(r.optionID, "user")
 }
