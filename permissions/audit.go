@@ -9,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -140,32 +143,50 @@ func OpenAuditLog(path string) (*AuditLog, error) {
 	return l, nil
 }
 
-// loadTail reads the last line of the file to continue seq and prev.
+// loadTail continues seq and prev from the last line of the log; an empty log continues from
+// the last line of its rotated predecessor (path.1) when there is one.
 func (l *AuditLog) loadTail() error {
-	r, err := os.Open(l.path)
+	seq, prev, size, err := tailOf(l.path)
 	if err != nil {
-		return fmt.Errorf("audit log: %w", err)
+		return err
+	}
+	l.size = size
+	if size == 0 {
+		seq, prev = 0, ""
+		if s1, p1, n1, err := tailOf(l.path + ".1"); err == nil && n1 > 0 {
+			seq, prev = s1, p1
+		}
+	}
+	l.seq, l.prev = seq, prev
+	return nil
+}
+
+// tailOf reads the last line of the audit log at path: its seq, its hash and the file size.
+// A missing file is size 0 with no error only for the rotated predecessor's caller; here it is
+// an error like any other open failure.
+func tailOf(path string) (seq uint64, prev string, size int64, err error) {
+	r, err := os.Open(path)
+	if err != nil {
+		return 0, "", 0, fmt.Errorf("audit log: %w", err)
 	}
 	defer r.Close()
 	st, err := r.Stat()
 	if err != nil {
-		return fmt.Errorf("audit log: %w", err)
+		return 0, "", 0, fmt.Errorf("audit log: %w", err)
 	}
-	size := st.Size()
-	l.size = size
+	size = st.Size()
 	if size == 0 {
-		l.seq, l.prev = 0, ""
-		return nil
+		return 0, "", 0, nil
 	}
 	// Read backwards in growing chunks until the start of the last line is found.
 	for chunk := int64(64 << 10); ; chunk *= 4 {
 		off := max(size-chunk, 0)
 		buf := make([]byte, size-off)
 		if _, err := r.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("audit log: %w", err)
+			return 0, "", 0, fmt.Errorf("audit log: %w", err)
 		}
 		if buf[len(buf)-1] != '\n' {
-			return fmt.Errorf("audit log %s: the last line is incomplete (no newline); move the file aside or repair it", l.path)
+			return 0, "", 0, fmt.Errorf("audit log %s: the last line is incomplete (no newline); move the file aside or repair it", path)
 		}
 		body := buf[:len(buf)-1]
 		i := bytes.LastIndexByte(body, '\n')
@@ -175,11 +196,9 @@ func (l *AuditLog) loadTail() error {
 		last := body[i+1:]
 		var ev AuditEvent
 		if err := json.Unmarshal(last, &ev); err != nil || ev.V == 0 || ev.Seq == 0 {
-			return fmt.Errorf("audit log %s: the last line is not an audit event; run `acpterm audit verify %s`", l.path, l.path)
+			return 0, "", 0, fmt.Errorf("audit log %s: the last line is not an audit event; run `acpterm audit verify %s`", path, path)
 		}
-		l.seq = ev.Seq
-		l.prev = lineHash(last)
-		return nil
+		return ev.Seq, lineHash(last), size, nil
 	}
 }
 
@@ -203,17 +222,11 @@ func (l *AuditLog) Append(ev AuditEvent) error {
 	if l.f == nil {
 		return fmt.Errorf("audit log %s: closed", l.path)
 	}
-	// Another acpterm may share the log: hold an exclusive flock while appending and continue
-	// from its last line if the file grew since our own last write.
-	if err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("audit log %s: lock: %w", l.path, err)
+	unlock, err := l.lock()
+	if err != nil {
+		return err
 	}
-	defer syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
-	if st, err := l.f.Stat(); err == nil && st.Size() != l.size {
-		if err := l.loadTail(); err != nil {
-			return err
-		}
-	}
+	defer unlock()
 	ev.V = AuditVersion
 	ev.Seq = l.seq + 1
 	ev.TS = l.now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
@@ -240,6 +253,99 @@ func (l *AuditLog) Append(ev AuditEvent) error {
 		}
 	}
 	return nil
+}
+
+// predecessor names the file a rotated log continues: audit.jsonl → audit.jsonl.1,
+// audit.jsonl.N → audit.jsonl.N+1.
+func predecessor(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		if n, err := strconv.Atoi(path[i+1:]); err == nil && n > 0 && !strings.HasPrefix(path[i+1:], "0") {
+			return fmt.Sprintf("%s.%d", path[:i], n+1)
+		}
+	}
+	return path + ".1"
+}
+
+// AuditRotateBytes is the size at which Append moves the log to path.1 (path.1 → path.2 → path.3,
+// the oldest dropped) and starts a new file that continues the chain: its first line carries the
+// next seq and the hash of the rotated file's last line.
+var AuditRotateBytes int64 = 64 << 20
+
+// auditKeep is how many rotated files are kept (path.1 … path.N).
+const auditKeep = 3
+
+// lock takes the exclusive flock that serialises appends between acpterm processes sharing the
+// log, on the file the path names now (another process may have rotated it), and brings seq,
+// prev and size up to date with the file; it rotates a full log. The caller holds l.mu and
+// calls unlock when done.
+func (l *AuditLog) lock() (unlock func(), err error) {
+	for tries := 0; ; tries++ {
+		f := l.f
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			return nil, fmt.Errorf("audit log %s: lock: %w", l.path, err)
+		}
+		unlock = func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+		fst, err1 := f.Stat()
+		pst, err2 := os.Stat(l.path)
+		if err1 != nil {
+			unlock()
+			return nil, fmt.Errorf("audit log %s: %w", l.path, err1)
+		}
+		if tries > 10 {
+			unlock()
+			return nil, fmt.Errorf("audit log %s: the file keeps being replaced", l.path)
+		}
+		if err2 != nil || !os.SameFile(fst, pst) {
+			// Rotated (or removed) by someone else: reopen what the path names now.
+			unlock()
+			if err := l.reopen(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if fst.Size() != l.size {
+			if err := l.loadTail(); err != nil {
+				unlock()
+				return nil, err
+			}
+		}
+		if AuditRotateBytes > 0 && l.size >= AuditRotateBytes {
+			err := l.rotate()
+			unlock()
+			if err != nil {
+				return nil, err
+			}
+			continue // lock the new file
+		}
+		return unlock, nil
+	}
+}
+
+// reopen opens l.path afresh (creating it) and closes the old file.
+func (l *AuditLog) reopen() error {
+	f, err := os.OpenFile(l.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	old := l.f
+	l.f = f
+	old.Close()
+	return l.loadTail()
+}
+
+// rotate shifts path.N-1 → path.N … path → path.1 and opens a new, empty path. The caller holds
+// the flock of the current file, so no other process appends meanwhile.
+func (l *AuditLog) rotate() error {
+	for i := auditKeep - 1; i >= 1; i-- {
+		from, to := fmt.Sprintf("%s.%d", l.path, i), fmt.Sprintf("%s.%d", l.path, i+1)
+		if err := os.Rename(from, to); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("audit log rotate: %w", err)
+		}
+	}
+	if err := os.Rename(l.path, l.path+".1"); err != nil {
+		return fmt.Errorf("audit log rotate: %w", err)
+	}
+	return l.reopen()
 }
 
 // Close syncs and closes the file; later Appends fail. Idempotent.
@@ -271,7 +377,9 @@ func (e *Engine) Record(ev AuditEvent) error {
 
 // VerifyAudit walks the hash chain of the audit log at path and returns the number of lines.
 // Each line must be an audit event (v = 1) whose seq is one more than the previous line's
-// (the first is 1) and whose prev is the SHA-256 of the previous line ("" for the first).
+// and whose prev is the SHA-256 of the previous line. The first line has seq 1 and prev "", or,
+// after a rotation, continues the last line of its predecessor (path.1 for path, path.N+1 for
+// path.N) with the next seq and that line's hash.
 // The error names the first bad line: when line N's prev does not match line N-1, line N-1 was
 // altered (or, if line N+1 does not match line N either, line N itself). Note: an edit to the
 // last line alone cannot be detected by the chain.
@@ -311,22 +419,34 @@ func VerifyAudit(path string) (lines int, err error) {
 			return i, fmt.Errorf("%s: line %d is not an audit event (v, seq and prev are required)", path, i+1)
 		}
 	}
-	linkOK := func(i int) bool { // line i's prev matches line i-1
-		if i == 0 {
-			return *heads[0].Prev == ""
+	// The first line starts the chain (seq 1, prev "") or continues the rotated predecessor.
+	first := *heads[0].Seq
+	switch {
+	case first == 1 && *heads[0].Prev == "":
+	case first > 1 && *heads[0].Prev != "":
+		pred := predecessor(path)
+		s1, p1, n1, err := tailOf(pred)
+		if err != nil || n1 == 0 {
+			return 0, fmt.Errorf("%s: line 1 continues a rotated log (seq %d) but %s is missing or unreadable, so the start cannot be checked", path, first, pred)
 		}
+		if p1 != *heads[0].Prev || s1+1 != first {
+			return 0, fmt.Errorf("%s: line 1 does not continue %s (its last line has seq %d and another hash)", path, pred, s1)
+		}
+	case first == 1:
+		return 0, fmt.Errorf("%s: line 1 has a non-empty prev (the start of the chain was altered)", path)
+	default:
+		return 0, fmt.Errorf("%s: line 1 has seq %d but no prev (the start of the log was removed)", path, first)
+	}
+	linkOK := func(i int) bool { // line i's prev matches line i-1
 		return *heads[i].Prev == lineHash(all[i-1])
 	}
-	for i := range all {
-		want := uint64(i + 1)
+	for i := 1; i < len(all); i++ {
+		want := first + uint64(i)
 		if *heads[i].Seq != want {
 			return i, fmt.Errorf("%s: line %d has seq %d, want %d (a line was removed, inserted or edited)", path, i+1, *heads[i].Seq, want)
 		}
 		if linkOK(i) {
 			continue
-		}
-		if i == 0 {
-			return 0, fmt.Errorf("%s: line 1 has a non-empty prev (the start of the chain was altered)", path)
 		}
 		if i+1 < len(all) && !linkOK(i+1) {
 			return i, fmt.Errorf("%s: line %d was altered (its prev does not match line %d and line %d's prev does not match it)", path, i+1, i, i+2)

@@ -242,3 +242,69 @@ func BenchmarkAuditAppendAllow(b *testing.B) {
 		}
 	}
 }
+
+func TestAuditRotation(t *testing.T) {
+	old := AuditRotateBytes
+	AuditRotateBytes = 600 // about three lines
+	defer func() { AuditRotateBytes = old }()
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := OpenAuditLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenAuditLog(path) // a second process sharing the log
+	if err != nil {
+		t.Fatal(err)
+	}
+	const total = 20
+	for i := 0; i < total; i++ {
+		l := a
+		if i%3 == 2 {
+			l = b
+		}
+		if err := l.Append(AuditEvent{Kind: "write", Path: fmt.Sprintf("/proj/file-%02d.go", i), Verdict: Ask, Rule: "fs.write"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Close()
+	b.Close()
+	// Every file verifies; together they hold the last lines of the chain in order.
+	var seqs []uint64
+	for _, p := range []string{path + ".3", path + ".2", path + ".1", path} {
+		n, err := VerifyAudit(p)
+		if p == path+".3" {
+			// The oldest kept file continues a dropped one: its start cannot be checked.
+			if err == nil || !strings.Contains(err.Error(), "line 1 continues a rotated log") || !strings.Contains(err.Error(), "audit.jsonl.4 is missing") {
+				t.Errorf("%s: %d %v", filepath.Base(p), n, err)
+			}
+		} else if err != nil || n == 0 {
+			t.Errorf("%s: VerifyAudit = %d, %v", filepath.Base(p), n, err)
+		}
+		for _, line := range readLines(t, p) {
+			var ev AuditEvent
+			_ = json.Unmarshal(line, &ev)
+			seqs = append(seqs, ev.Seq)
+		}
+	}
+	if seqs[len(seqs)-1] != total {
+		t.Errorf("last seq %d, want %d", seqs[len(seqs)-1], total)
+	}
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] != seqs[i-1]+1 {
+			t.Fatalf("seqs across files not consecutive: %v", seqs)
+		}
+	}
+	if _, err := os.Stat(path + ".4"); !os.IsNotExist(err) {
+		t.Errorf("more than 3 rotated files kept: %v", err)
+	}
+	// Editing the rotated file's last line breaks the link from the current file.
+	lines := readLines(t, path+".1")
+	last := len(lines) - 1
+	lines[last] = bytes.Replace(lines[last], []byte("fs.write"), []byte("fs.wrote"), 1)
+	if err := os.WriteFile(path+".1", append(bytes.Join(lines, []byte("\n")), '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifyAudit(path); err == nil || !strings.Contains(err.Error(), "line 1 does not continue "+path+".1") {
+		t.Errorf("tampered predecessor: %v", err)
+	}
+}
