@@ -135,7 +135,7 @@ type Client struct {
 	cancelled   bool
 	cancelTimer *time.Timer
 	stopPrompt  context.CancelFunc
-	approved    map[string]bool
+	approved    map[string]string // command key → approving tool call id, this turn
 	pend        map[string]*pendingReq
 	pendSeq     int
 	tools       map[string]*toolInfo
@@ -209,7 +209,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	c := &Client{
 		o: o, cfg: cfg, log: log, q: newEventQueue(),
 		readDone: make(chan struct{}), gone: make(chan struct{}),
-		approved: map[string]bool{}, pend: map[string]*pendingReq{}, tools: map[string]*toolInfo{},
+		approved: map[string]string{}, pend: map[string]*pendingReq{}, tools: map[string]*toolInfo{},
 		terms: map[string]*clientTerm{}, agentTerms: map[string]*agentTerm{},
 	}
 	c.cond = sync.NewCond(&c.mu)
@@ -525,7 +525,7 @@ func (c *Client) promptLoop() {
 		c.prompts = c.prompts[1:]
 		ctx, stop := context.WithCancel(c.lifeCtx)
 		c.inTurn, c.cancelled, c.stopPrompt = true, false, stop
-		c.approved = map[string]bool{}
+		c.approved = map[string]string{}
 		sid := c.sessionID
 		c.q.push(TurnStarted{Prompt: text})
 		c.mu.Unlock()

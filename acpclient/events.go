@@ -107,8 +107,9 @@ type FileWritten struct {
 // Client.Screen(ID) returns its screen in both cases.
 type TerminalStarted struct {
 	ID string
-	// ToolCallID is the tool call the terminal belongs to ("" when not known yet: a client-owned
-	// terminal is embedded into its tool call by the agent's later tool_call_update).
+	// ToolCallID is the tool call the terminal belongs to: for a client-owned terminal, the tool
+	// call whose permission request approved the same command in this turn, else "" (the agent
+	// embeds it into its tool call with a later tool_call_update).
 	ToolCallID string
 	// Label is the command as a person should read it.
 	Label string

@@ -218,13 +218,13 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 	}
 	label := commandLabel(p.Command, p.Args)
 	d := c.o.Engine.DecideCommand(req)
+	c.mu.Lock()
+	toolCallID, approved := c.approved[commandKey(p.Command, p.Args)]
+	c.mu.Unlock()
 	switch d.Verdict {
 	case permissions.Allow:
 		c.audit("exec", &d, "policy", "allow")
 	case permissions.Ask:
-		c.mu.Lock()
-		approved := c.approved[commandKey(p.Command, p.Args)]
-		c.mu.Unlock()
 		switch {
 		case approved:
 			c.audit("exec", &d, "user", "allow")
@@ -290,7 +290,7 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 		return acp.CreateTerminalResponse{}, reqErr(codeInternal, "terminal/create: acpterm is shutting down")
 	}
 	c.terms[t.ID()] = &clientTerm{t: t}
-	c.q.push(TerminalStarted{ID: t.ID(), Label: label, Cwd: so.Dir})
+	c.q.push(TerminalStarted{ID: t.ID(), ToolCallID: toolCallID, Label: label, Cwd: so.Dir})
 	c.wg.Add(1)
 	c.mu.Unlock()
 	go func() {

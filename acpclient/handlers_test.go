@@ -43,7 +43,8 @@ func TestLegacyTerminalAllowedByPolicy(t *testing.T) {
 			t.Errorf("permission resolved %+v, want policy/allow (the allow_once option, not options[0])", pr)
 		}
 	}
-	if started.ID == "" || started.AgentOwned || started.Label != "echo hi && echo there" || started.Cwd != h.cfg.Policy.Roots[0] {
+	if started.ID == "" || started.AgentOwned || started.Label != "echo hi && echo there" || started.Cwd != h.cfg.Policy.Roots[0] ||
+		started.ToolCallID != "toolu_legacy" {
 		t.Errorf("TerminalStarted = %+v", started)
 	}
 	// The released terminal's final screen stays visible.

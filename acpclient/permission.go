@@ -212,7 +212,7 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 	selected := func(id, by string) (acp.RequestPermissionResponse, error) {
 		if k := optionKind(p.Options, id); (k == acp.PermissionOptionKindAllowOnce || k == acp.PermissionOptionKindAllowAlways) && approveKey != "" {
 			c.mu.Lock()
-			c.approved[approveKey] = true
+			c.approved[approveKey] = tcID
 			c.mu.Unlock()
 		}
 		c.audit("permission", d, by, optionKind(p.Options, id))
