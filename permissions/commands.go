@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -182,16 +183,21 @@ func (p *commandPolicy) resolveProgram(name string, cwd cwdState, shell bool, rt
 		if rt != nil {
 			real = p.lookPath(name, rt)
 		}
-	} else {
-		cand := name
-		if !filepath.IsAbs(name) {
-			if len(cwd.dirs) == 0 {
-				return "", false, false
-			}
-			cand = filepath.Join(cwd.dirs[0], name)
-		}
-		if r, err := filepath.EvalSymlinks(cand); err == nil {
+	} else if filepath.IsAbs(name) {
+		if r, err := realPath(name); err == nil {
 			real = r
+			if _, err := os.Lstat(r); err != nil {
+				real = "" // does not exist: unresolved, but still checked for containment below
+				if p.roots != nil && p.roots.Contains(r) {
+					return "", false, true
+				}
+			}
+		}
+	} else {
+		if len(cwd.dirs) > 0 {
+			if r, err := filepath.EvalSymlinks(filepath.Join(cwd.dirs[0], name)); err == nil {
+				real = r
+			}
 		}
 		if p.workspaceProgram(name, cwd) {
 			return real, false, true
@@ -207,6 +213,11 @@ func (p *commandPolicy) resolveProgram(name string, cwd cwdState, shell bool, rt
 // inside a root, i.e. it is content the agent can write (B24: ./miner).
 func (p *commandPolicy) workspaceProgram(name string, cwd cwdState) bool {
 	if p.roots == nil {
+		return false
+	}
+	if filepath.IsAbs(name) && p.rt != nil && slices.Contains(p.rt.pathDirs, filepath.Dir(name)) {
+		// A program named by its path in a policy PATH directory is trusted like a bare name
+		// looked up there (those directories are outside the roots).
 		return false
 	}
 	cands := []string{name}
@@ -384,7 +395,9 @@ func (p *commandPolicy) decideLeaf(l *rawLeaf, rt *cmdRuntime) leafResult {
 	}
 	final := base
 	for _, f := range fs {
-		if rank(f.verdict) > rank(final.verdict) {
+		// The strictest finding decides; at equal severity a specific finding names the cause
+		// better than "unmatched".
+		if rank(f.verdict) > rank(final.verdict) || (final.rule == "unmatched" && f.verdict == final.verdict) {
 			final = f
 		}
 		if f.construct != "" && rank(f.verdict) >= rank(Ask) {

@@ -582,6 +582,19 @@ func (a *analyzer) static(w *syntax.Word, c actx) (string, bool) {
 	if w == nil || len(w.Parts) == 0 {
 		return "", false
 	}
+	if len(w.Parts) == 1 {
+		// Fast paths for the common plain words; expand.Fields gives the same result.
+		switch x := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if !strings.ContainsAny(x.Value, "\\*?[{~=") {
+				return x.Value, true
+			}
+		case *syntax.SglQuoted:
+			if !x.Dollar {
+				return x.Value, true
+			}
+		}
+	}
 	for i, p := range w.Parts {
 		switch x := p.(type) {
 		case *syntax.Lit:
@@ -600,6 +613,9 @@ func (a *analyzer) static(w *syntax.Word, c actx) (string, bool) {
 			}
 
 		case *syntax.SglQuoted:
+			if x.Dollar && !dollarQuoteSimple(x.Value) {
+				return "", false
+			}
 		case *syntax.DblQuoted:
 			if x.Dollar {
 				return "", false
@@ -621,6 +637,60 @@ func (a *analyzer) static(w *syntax.Word, c actx) (string, bool) {
 		return "", false
 	}
 	return fields[0], true
+}
+
+// dollarQuoteSimple reports whether the body of a $'…' string uses only escapes whose meaning
+// the parser and bash agree on: \\ \' \" \? \a \b \e \E \f \n \r \t \v, \xH[H] and octal
+// \N[N[N]] with a non-zero value up to \377. Anything else (\c, \u, \U, NUL, octal overflow
+// such as \700, where bash keeps the low byte and the parser does not) makes the word dynamic.
+func dollarQuoteSimple(s string) bool {
+	isOct := func(c byte) bool { return c >= '0' && c <= '7' }
+	hexVal := func(c byte) int {
+		switch {
+		case c >= '0' && c <= '9':
+			return int(c - '0')
+		case c >= 'a' && c <= 'f':
+			return int(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			return int(c-'A') + 10
+		}
+		return -1
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		i++
+		if i >= len(s) {
+			return false
+		}
+		switch c := s[i]; {
+		case strings.IndexByte(`\'"?abeEfnrtv`, c) >= 0:
+		case c == 'x':
+			j, v := i+1, 0
+			for j < len(s) && j < i+3 && hexVal(s[j]) >= 0 {
+				v = v*16 + hexVal(s[j])
+				j++
+			}
+			if j == i+1 || v == 0 {
+				return false
+			}
+			i = j - 1
+		case isOct(c):
+			j, v := i, 0
+			for j < len(s) && j < i+3 && isOct(s[j]) {
+				v = v*8 + int(s[j]-'0')
+				j++
+			}
+			if v == 0 || v > 0o377 {
+				return false
+			}
+			i = j - 1
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // hasBraceExp reports whether w holds a brace expansion ({a,b}, {1..3}, also across quoted
@@ -760,7 +830,10 @@ func (a *analyzer) run(words []wv, c actx) {
 		return
 	}
 	name := h.s
-	if strings.Contains(name, "/") && a.pol.workspaceProgram(name, a.cwd) {
+	base := path.Base(name)
+	w, isWrapper := wrapperTable[base]
+	d, isShell := shellDialects[base]
+	if (isWrapper || isShell) && strings.Contains(name, "/") && a.pol.workspaceProgram(name, a.cwd) {
 		a.leaf(words, c) // a workspace executable named like a wrapper is not that wrapper
 		return
 	}
@@ -773,12 +846,11 @@ func (a *analyzer) run(words []wv, c actx) {
 			return
 		}
 	}
-	base := path.Base(name)
-	if w, ok := wrapperTable[base]; ok {
+	if isWrapper {
 		w(a, words, c)
 		return
 	}
-	if d, ok := shellDialects[base]; ok {
+	if isShell {
 		a.shellCmd(words, d, c)
 		return
 	}
