@@ -34,7 +34,9 @@ type Transcript struct {
 	limit   int
 	done    []byte // completed text: whole lines plus frozen line prefixes
 	dropped bool   // bytes were removed from the front of done
-	line    []rune // the current, still editable line
+	line    []byte // the current, still editable line (UTF-8)
+	nr      int    // characters (runes) in line
+	ascii   bool   // line holds only ASCII, so byte offsets are rune offsets
 	col     int    // cursor column in line, in runes
 
 	st      tstate
@@ -44,7 +46,6 @@ type Transcript struct {
 	params  [16]int // CSI parameters
 	np      int     // number of CSI parameters started
 	private bool    // CSI had a private marker or intermediate: ignored
-	scratch []byte
 }
 
 type tstate uint8
@@ -65,7 +66,7 @@ func NewTranscript(limit int) *Transcript {
 	if limit <= 0 {
 		limit = DefaultOutputLimit
 	}
-	return &Transcript{limit: limit}
+	return &Transcript{limit: limit, ascii: true}
 }
 
 // Limit returns the number of bytes of text kept.
@@ -243,11 +244,7 @@ func (t *Transcript) Flush() {
 func (t *Transcript) Snapshot() (text string, truncated bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.scratch = t.scratch[:0]
-	for _, r := range t.line {
-		t.scratch = utf8.AppendRune(t.scratch, r)
-	}
-	lb := t.scratch
+	lb := t.line
 	total := len(t.done) + len(lb)
 	cut := 0
 	if total > t.limit {
@@ -304,57 +301,99 @@ func (t *Transcript) csi(final byte) {
 	case 'K': // EL
 		switch t.param(0, 0) {
 		case 0:
-			if t.col < len(t.line) {
-				t.line = t.line[:t.col]
+			if t.col < t.nr {
+				t.line = t.line[:t.off(t.col)]
+				t.nr = t.col
 			}
 		case 1:
-			for i := 0; i <= t.col && i < len(t.line); i++ {
-				t.line[i] = ' '
-			}
+			n := min(t.col+1, t.nr)
+			t.splice(0, t.off(n), n)
 		case 2:
-			t.line = t.line[:0]
+			t.line, t.nr, t.ascii = t.line[:0], 0, true
 		}
 	case 'D': // CUB
 		t.col = max(0, t.col-t.param(0, 1))
 	case 'C': // CUF
-		t.col = min(t.col+t.param(0, 1), len(t.line)+maxDim)
+		t.col = min(t.col+t.param(0, 1), t.nr+maxDim)
 	case 'G', '`': // CHA, HPA
-		t.col = min(t.param(0, 1)-1, len(t.line)+maxDim)
+		t.col = min(t.param(0, 1)-1, t.nr+maxDim)
 	case 'X': // ECH
-		for i, n := t.col, t.param(0, 1); i < len(t.line) && i < t.col+n; i++ {
-			t.line[i] = ' '
+		if t.col < t.nr {
+			n := min(t.param(0, 1), t.nr-t.col)
+			t.splice(t.off(t.col), t.off(t.col+n), n)
 		}
 	case 'P': // DCH
-		if t.col < len(t.line) {
-			n := min(t.param(0, 1), len(t.line)-t.col)
-			t.line = append(t.line[:t.col], t.line[t.col+n:]...)
+		if t.col < t.nr {
+			n := min(t.param(0, 1), t.nr-t.col)
+			t.splice(t.off(t.col), t.off(t.col+n), 0)
+			t.nr -= n
 		}
 	case '@': // ICH
-		if t.col < len(t.line) {
+		if t.col < t.nr {
 			n := min(t.param(0, 1), maxDim)
-			for range n {
-				t.line = append(t.line, ' ')
-			}
-			copy(t.line[t.col+n:], t.line[t.col:])
-			for i := t.col; i < t.col+n; i++ {
-				t.line[i] = ' '
-			}
+			o := t.off(t.col)
+			t.splice(o, o, n)
+			t.nr += n
 		}
 	}
 }
 
+// off returns the byte offset of character i (0 <= i <= nr) in line.
+func (t *Transcript) off(i int) int {
+	if t.ascii {
+		return i
+	}
+	o := 0
+	for ; i > 0 && o < len(t.line); i-- {
+		_, sz := utf8.DecodeRune(t.line[o:])
+		o += sz
+	}
+	return o
+}
+
+// splice replaces line[from:to] with n spaces.
+func (t *Transcript) splice(from, to, n int) {
+	tail := len(t.line) - to
+	need := from + n + tail
+	if need > len(t.line) {
+		t.line = append(t.line, make([]byte, need-len(t.line))...)
+	}
+	copy(t.line[from+n:], t.line[to:to+tail])
+	for i := from; i < from+n; i++ {
+		t.line[i] = ' '
+	}
+	t.line = t.line[:need]
+}
+
 // put writes one character at the cursor, overwriting or extending the line.
 func (t *Transcript) put(r rune) {
+	if r >= utf8.RuneSelf {
+		t.ascii = false
+	}
 	switch {
-	case t.col == len(t.line):
-		t.line = append(t.line, r)
-	case t.col < len(t.line):
-		t.line[t.col] = r
-	default:
-		for len(t.line) < t.col {
-			t.line = append(t.line, ' ')
+	case t.col == t.nr:
+		t.line = utf8.AppendRune(t.line, r)
+		t.nr++
+	case t.col < t.nr:
+		if t.ascii {
+			t.line[t.col] = byte(r)
+			break
 		}
-		t.line = append(t.line, r)
+		o := t.off(t.col)
+		_, sz := utf8.DecodeRune(t.line[o:])
+		var enc [utf8.UTFMax]byte
+		k := utf8.EncodeRune(enc[:], r)
+		if k != sz {
+			t.splice(o, o+sz, k)
+		}
+		copy(t.line[o:], enc[:k])
+	default:
+		for t.nr < t.col {
+			t.line = append(t.line, ' ')
+			t.nr++
+		}
+		t.line = utf8.AppendRune(t.line, r)
+		t.nr++
 	}
 	t.col++
 	if len(t.line) > t.lineMax() {
@@ -364,10 +403,9 @@ func (t *Transcript) put(r rune) {
 
 // putASCII is put for a run of printable ASCII bytes.
 func (t *Transcript) putASCII(p []byte) {
-	if t.col == len(t.line) && len(t.line)+len(p) <= t.lineMax() {
-		for _, b := range p {
-			t.line = append(t.line, rune(b))
-		}
+	if t.col == t.nr && len(t.line)+len(p) <= t.lineMax() {
+		t.line = append(t.line, p...)
+		t.nr += len(p)
 		t.col += len(p)
 		return
 	}
@@ -376,31 +414,31 @@ func (t *Transcript) putASCII(p []byte) {
 	}
 }
 
+// lineMax is the most bytes the current line may hold before its start is frozen.
 func (t *Transcript) lineMax() int { return 2 * max(t.limit, 4096) }
 
 // freeze moves the first half of an overlong line into done.
 func (t *Transcript) freeze() {
-	k := len(t.line) - t.lineMax()/2
-	for _, r := range t.line[:k] {
-		t.done = utf8.AppendRune(t.done, r)
+	cut := len(t.line) - t.lineMax()/2
+	for cut < len(t.line) && t.line[cut]&0xC0 == 0x80 {
+		cut++
 	}
-	t.line = append(t.line[:0], t.line[k:]...)
+	k := cut
+	if !t.ascii {
+		k = utf8.RuneCount(t.line[:cut])
+	}
+	t.done = append(t.done, t.line[:cut]...)
+	t.line = append(t.line[:0], t.line[cut:]...)
+	t.nr -= k
 	t.col = max(0, t.col-k)
 	t.compact()
 }
 
 // newline completes the current line.
 func (t *Transcript) newline() {
-	for _, r := range t.line {
-		if r < utf8.RuneSelf {
-			t.done = append(t.done, byte(r))
-		} else {
-			t.done = utf8.AppendRune(t.done, r)
-		}
-	}
+	t.done = append(t.done, t.line...)
 	t.done = append(t.done, '\n')
-	t.line = t.line[:0]
-	t.col = 0
+	t.line, t.nr, t.col, t.ascii = t.line[:0], 0, 0, true
 	t.compact()
 }
 
