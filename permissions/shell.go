@@ -408,9 +408,45 @@ func (a *analyzer) varName(name, what string) {
 }
 
 func (a *analyzer) decl(x *syntax.DeclClause, c actx) {
+	nameref := x.Variant != nil && x.Variant.Value == "nameref"
 	for _, as := range x.Args {
 		a.assign(as, c, true)
+		if as.Naked && as.Name == nil && as.Value != nil {
+			if s, ok := a.static(as.Value, c); ok && strings.HasPrefix(s, "-") && strings.Contains(s, "n") {
+				nameref = true
+			}
+		}
+		if as.Index != nil {
+			a.arith(as.Index, c)
+		}
 	}
+	if nameref {
+		a.note(Ask, "nameref", "declare -n makes a name refer to another variable, so later assignments can set any variable")
+	}
+}
+
+// hasNameref reports a -n option (alone or in a cluster) among declaration arguments.
+func hasNameref(ws []wv) bool {
+	for _, w := range ws {
+		if !w.dyn && len(w.s) > 1 && w.s[0] == '-' && !strings.Contains(w.s, "=") && strings.Contains(w.s, "n") {
+			return true
+		}
+	}
+	return false
+}
+
+// subscript flags a variable name with an array subscript (read 'a[i]', printf -v 'a[$x]'):
+// bash evaluates the subscript as arithmetic, which can run commands. Number subscripts are fine.
+func (a *analyzer) subscript(s, what string) {
+	i := strings.IndexByte(s, '[')
+	if i <= 0 {
+		return
+	}
+	j := strings.IndexByte(s[i:], ']')
+	if j > 0 && isDigits(s[i+1:i+j]) {
+		return
+	}
+	a.note(Ask, "arithmetic evaluation", what+" "+s+": the array subscript is evaluated as arithmetic, which can run commands")
 }
 
 // test analyses a [[ ]] expression: substitutions inside run (B29), and arithmetic comparisons or
@@ -529,6 +565,9 @@ func (a *analyzer) scan(n syntax.Node, c actx) {
 }
 
 func (a *analyzer) param(x *syntax.ParamExp) {
+	if x.Excl && x.Names == 0 {
+		a.note(Ask, "indirect expansion", "${!var} expands the variable named by var's value, whose array subscript can run commands")
+	}
 	if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && strings.ContainsAny(x.Exp.Word.Lit(), "P") {
 		a.note(Ask, "prompt expansion", "${var@P} expands the value like a prompt, which runs command substitutions in it")
 	}
@@ -565,6 +604,14 @@ func (a *analyzer) words(ws []*syntax.Word, c actx) []wv {
 	out := make([]wv, 0, len(ws))
 	for _, w := range ws {
 		a.scan(w, c)
+		if c.lang == syntax.LangZsh {
+			for _, p := range w.Parts {
+				if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "(") {
+					a.note(Ask, "zsh glob qualifier", "zsh glob qualifiers such as *(e:…:) run code while expanding "+l.Value)
+					break
+				}
+			}
+		}
 		if s, ok := a.static(w, c); ok {
 			out = append(out, wv{s: s})
 		} else {
@@ -839,7 +886,8 @@ func (a *analyzer) run(words []wv, c actx) {
 	}
 	if c.shell && !strings.Contains(name, "/") {
 		if a.funcs[name] {
-			a.leaf(words, c) // calls a function defined in the script (body analysed already)
+			// Calls a function defined in the script (its body was analysed at the definition).
+			a.leaf(words, c, finding{verdict: Ask, rule: "construct: function call", reason: "calls shell function " + name + " defined in the script", construct: "function call"})
 			return
 		}
 		if a.builtin(name, words, c) {
@@ -971,13 +1019,18 @@ func (a *analyzer) builtin(name string, words []wv, c actx) bool {
 				n = n[:i]
 			}
 			a.varName(n, name)
+			a.subscript(w.s, name)
+		}
+		if name == "nameref" || hasNameref(words[1:]) {
+			a.note(Ask, "nameref", name+" -n makes a name refer to another variable, so later assignments can set any variable")
 		}
 		a.leaf(words, c)
 		return true
-	case "read", "mapfile", "readarray", "getopts":
+	case "read", "mapfile", "readarray", "getopts", "unset":
 		for _, w := range words[1:] {
 			if !w.dyn {
 				a.varName(w.s, name)
+				a.subscript(w.s, name)
 			}
 		}
 		a.leaf(words, c)
@@ -986,6 +1039,21 @@ func (a *analyzer) builtin(name string, words []wv, c actx) bool {
 		for i := 1; i+1 < len(words); i++ {
 			if !words[i].dyn && words[i].s == "-v" && !words[i+1].dyn {
 				a.varName(words[i+1].s, "printf -v")
+				a.subscript(words[i+1].s, "printf -v")
+			}
+		}
+		a.leaf(words, c)
+		return true
+	case "alias":
+		// alias NAME=VALUE changes what a later command word runs (dash expands aliases in
+		// scripts); the value is analysed as code.
+		a.note(Ask, "alias", "alias definitions change what later commands run")
+		for _, w := range words[1:] {
+			if w.dyn {
+				continue
+			}
+			if i := strings.IndexByte(w.s, '='); i > 0 {
+				a.script(w.s[i+1:], a.deeper(c, "alias"))
 			}
 		}
 		a.leaf(words, c)

@@ -108,6 +108,7 @@ func TestAnalyzeLeaves(t *testing.T) {
 		{"zsh -c 'echo =(ls)'", syntax.LangBash, []string{"ls", "echo <dynamic>"}},
 		{"X=$(id) Y=1 git log", syntax.LangBash, []string{"id", "git log"}},
 		{"nice", syntax.LangBash, []string{"nice"}},
+		{"alias ll='rm -rf ~'", syntax.LangBash, []string{"rm -rf /home/u", "alias ll=rm -rf ~"}},
 		{"timeout $T rm -rf x", syntax.LangBash, []string{"<dynamic> rm -rf x", "rm -rf x"}},
 	}
 	for _, c := range cases {
@@ -173,6 +174,13 @@ func TestAnalyzeConstructs(t *testing.T) {
 		{"env GIT_PAGER=x git log", syntax.LangBash, []string{"sets GIT_PAGER"}},
 		{"cd \"$d\" && ls > out", syntax.LangBash, []string{"unknown directory"}},
 		{"bash --rcfile x -c ls", syntax.LangBash, []string{"shell startup file"}},
+		{"ls *(e:'rm -rf ~':)", syntax.LangZsh, []string{"zsh glob qualifier"}},
+		{"ls *.go", syntax.LangZsh, nil},
+		{"x='a[$(id)]'; echo ${!x}", syntax.LangBash, []string{"indirect expansion"}},
+		{"read 'a[$(id)]'; printf -v 'b[x]' 1; read 'c[2]'", syntax.LangBash, []string{"arithmetic evaluation", "arithmetic evaluation"}},
+		{"declare -n r=PATH; r=/tmp", syntax.LangBash, []string{"nameref"}},
+		{"alias ls='rm -rf ~'", syntax.LangBash, []string{"alias"}},
+		{"f() { :; }; f", syntax.LangBash, []string{"function definition"}},
 	}
 	for _, c := range cases {
 		a, _ := analyse(t, p, c.script, c.lang)
