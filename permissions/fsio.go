@@ -251,28 +251,30 @@ func globMatchOrParent(pat, p, stop string) bool {
 	return false
 }
 
-// openRoot resolves path to a real path inside a root and opens that root. The caller closes r.
-func (e *Engine) openRoot(path string) (r *os.Root, real, rel string, err error) {
-	real, root, err := e.roots.Resolve(path)
+// locate resolves path to its real form inside a root and splits it into the root, the
+// directory below the root ("." for the root itself) and the entry name.
+func (e *Engine) locate(path string) (real, root, dir, name string, err error) {
+	real, root, err = e.roots.Resolve(path)
 	if err != nil {
-		return nil, "", "", err
+		return "", "", "", "", err
 	}
-	rel, err = filepath.Rel(root, real)
+	rel, err := filepath.Rel(root, real)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("%w: %s: %v", ErrOutside, path, err)
+		return "", "", "", "", fmt.Errorf("%w: %s: %v", ErrOutside, path, err)
 	}
-	r, err = os.OpenRoot(root)
-	if err != nil {
-		return nil, "", "", fmt.Errorf("open root %s: %w", root, err)
+	if rel == "." {
+		return real, root, ".", "", nil
 	}
-	return r, real, rel, nil
+	dir, name = filepath.Split(rel)
+	return real, root, filepath.Clean(dir), name, nil
 }
 
 // ReadFile reads a text file for ACP fs/read_text_file, confined to the roots. path must be
 // absolute; line (1-based) and limit (number of lines) are optional and, when given, must be
 // >= 1 (else ErrInvalid). Lines keep their "\n" endings: line=1,limit=1 of "one\ntwo\n" is
-// "one\n"; a line past the end gives "". The file is opened through os.Root of its containing
-// root (symlinks may not leave it), must be a regular file (ErrInvalid otherwise) of at most
+// "one\n"; a line past the end gives "". The file is opened in its checked directory (see
+// openDir: openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, else os.Root of its root) without
+// following a symlink, must be a regular file (ErrInvalid otherwise) of at most
 // MaxFileBytes (ErrTooLarge); invalid UTF-8 becomes U+FFFD. A path denied by deny_read or
 // outside the roots is ErrOutside; a missing file ErrNotFound. ReadFile does not ask: the
 // caller decides with DecideRead first.
@@ -286,12 +288,19 @@ func (e *Engine) ReadFile(path string, line, limit *int) (string, error) {
 	if d := e.DecideRead(path); d.Verdict == Deny {
 		return "", e.fileErr(path, d)
 	}
-	r, real, rel, err := e.openRoot(path)
+	real, root, dir, name, err := e.locate(path)
 	if err != nil {
 		return "", err
 	}
-	defer r.Close()
-	data, err := readRegular(r, rel, real)
+	if name == "" {
+		return "", fmt.Errorf("%w: %s is a directory, not a regular file", ErrInvalid, real)
+	}
+	d, err := openDir(root, dir)
+	if err != nil {
+		return "", confinedErr(real, err)
+	}
+	defer d.close()
+	data, err := readRegular(d, name, real)
 	if err != nil {
 		return "", err
 	}
@@ -310,12 +319,12 @@ func (e *Engine) fileErr(path string, d Decision) error {
 	return fmt.Errorf("%w: %s", ErrOutside, d.Reason)
 }
 
-// readRegular opens rel in r without following into a FIFO's blocking open and returns its
-// contents (at most MaxFileBytes).
-func readRegular(r *os.Root, rel, real string) ([]byte, error) {
-	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+// readRegular opens the entry name of d (never following a symlink, never blocking on a FIFO)
+// and returns its contents (at most MaxFileBytes). Errors name real.
+func readRegular(d dirHandle, name, real string) ([]byte, error) {
+	f, err := d.open(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, openErr(real, err)
+		return nil, confinedErr(real, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -336,18 +345,6 @@ func readRegular(r *os.Root, rel, real string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s grew beyond %d bytes", ErrTooLarge, real, MaxFileBytes)
 	}
 	return data, nil
-}
-
-func openErr(real string, err error) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %s does not exist", ErrNotFound, real)
-	case strings.Contains(err.Error(), "path escapes"):
-		return fmt.Errorf("%w: %s escapes its root through a symbolic link", ErrOutside, real)
-	case errors.Is(err, syscall.ENOTDIR):
-		return fmt.Errorf("%w: %s: a parent is not a directory", ErrNotFound, real)
-	}
-	return fmt.Errorf("open %s: %w", real, err)
 }
 
 // sliceLines returns limit lines starting at 1-based line (nil = from 1 / to the end).
@@ -385,40 +382,51 @@ func sliceLines(text string, line, limit *int) string {
 	return text[pos:end]
 }
 
-// WriteFile writes content to path for ACP fs/write_text_file, confined to the roots: missing
-// parent directories are created inside the root (os.Root.MkdirAll, mode 0755 before umask);
-// the content goes to a temp file ".<name>.acpterm-<rand>" created with O_EXCL, is fsynced and
-// renamed over the target, so a hard link to an outside file is never written through (B39: the
-// outside inode keeps its content). An existing file keeps its permission bits (and owner when
-// permitted); a new one gets 0644 minus the umask. It returns the old content (for a diff) and whether the file existed; old
-// content larger than MaxFileBytes is returned as "". Errors: ErrInvalid (relative path, target
-// not a regular file), ErrOutside (outside the roots, deny_write, protected path). WriteFile does
-// not ask: the caller decides with DecideWrite first.
+// WriteFile writes content to path for ACP fs/write_text_file, confined to the roots. Missing
+// parent directories are created inside the root (os.Root.MkdirAll, mode 0755 before umask).
+// In the checked directory (openDir: a component swapped for a symlink after the decision is
+// refused) the content goes to a temp file ".<name>.acpterm-<rand>" created with O_EXCL; it is
+// fsynced and renamed over the target, so a hard link to an outside file is never written
+// through (B39: the outside inode keeps its content). An existing file keeps its permission bits
+// (and owner when permitted); a new one gets 0644 minus the umask. It returns the old content
+// (for a diff; "" when larger than MaxFileBytes) and whether the file existed. Errors:
+// ErrInvalid (relative path, target not a regular file), ErrOutside (outside the roots,
+// deny_write, protected path, a symlink swapped in). WriteFile does not ask: the caller decides
+// with DecideWrite first.
 func (e *Engine) WriteFile(path, content string) (old string, existed bool, err error) {
 	if d := e.DecideWrite(path); d.Verdict == Deny {
 		return "", false, e.fileErr(path, d)
 	}
-	r, real, rel, err := e.openRoot(path)
+	real, root, dir, name, err := e.locate(path)
 	if err != nil {
 		return "", false, err
 	}
-	defer r.Close()
-	if rel == "." {
+	if name == "" {
 		return "", false, fmt.Errorf("%w: %s is a root directory, not a file", ErrInvalid, real)
 	}
-	dir, name := filepath.Split(rel)
-	dir = filepath.Clean(dir)
 	if dir != "." {
-		if err := r.MkdirAll(dir, 0o755); err != nil {
-			return "", false, fmt.Errorf("create parent directories of %s: %w", real, rootErr(real, err))
+		r, err := os.OpenRoot(root)
+		if err != nil {
+			return "", false, fmt.Errorf("open root %s: %w", root, err)
+		}
+		err = r.MkdirAll(dir, 0o755)
+		r.Close()
+		if err != nil {
+			return "", false, fmt.Errorf("create parent directories of %s: %w", real, confinedErr(real, err))
 		}
 	}
+	d, err := openDir(root, dir)
+	if err != nil {
+		return "", false, confinedErr(real, err)
+	}
+	defer d.close()
 	mode := fs.FileMode(0o644)
 	uid, gid := -1, -1
-	if st, err := r.Lstat(rel); err == nil {
+	if st, err := d.lstat(name); err == nil {
 		switch {
 		case st.Mode()&fs.ModeSymlink != 0:
-			// A dangling symlink (resolution found nothing behind it): replace the link itself.
+			// A symlink whose target resolution appended nothing (e.g. a link loop): the
+			// rename below replaces the link itself, never what it points to.
 		case !st.Mode().IsRegular():
 			return "", false, fmt.Errorf("%w: %s is a %s, not a regular file", ErrInvalid, real, fileType(st.Mode()))
 		default:
@@ -428,13 +436,13 @@ func (e *Engine) WriteFile(path, content string) (old string, existed bool, err 
 				uid, gid = int(sys.Uid), int(sys.Gid)
 			}
 			if st.Size() <= MaxFileBytes {
-				if data, err := readRegular(r, rel, real); err == nil {
+				if data, err := readRegular(d, name, real); err == nil {
 					old = strings.ToValidUTF8(string(data), "\uFFFD")
 				}
 			}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", false, fmt.Errorf("stat %s: %w", real, rootErr(real, err))
+		return "", false, fmt.Errorf("stat %s: %w", real, confinedErr(real, err))
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
@@ -442,16 +450,16 @@ func (e *Engine) WriteFile(path, content string) (old string, existed bool, err 
 	if len(short) > 200 { // keep the temp name under NAME_MAX (255)
 		short = short[:200]
 	}
-	tmp := filepath.Join(dir, "."+short+".acpterm-"+hex.EncodeToString(rnd[:]))
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
+	tmp := "." + short + ".acpterm-" + hex.EncodeToString(rnd[:])
+	f, err := d.open(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return "", false, fmt.Errorf("create temp file for %s: %w", real, rootErr(real, err))
+		return "", false, fmt.Errorf("create temp file for %s: %w", real, confinedErr(real, err))
 	}
 	ok := false
 	defer func() {
 		if !ok {
 			f.Close()
-			r.Remove(tmp)
+			_ = d.remove(tmp)
 		}
 	}()
 	if _, err := io.WriteString(f, content); err != nil {
@@ -471,20 +479,10 @@ func (e *Engine) WriteFile(path, content string) (old string, existed bool, err 
 	if err := f.Close(); err != nil {
 		return "", false, fmt.Errorf("close %s: %w", real, err)
 	}
-	if err := r.Rename(tmp, rel); err != nil {
-		return "", false, fmt.Errorf("rename into %s: %w", real, rootErr(real, err))
+	if err := d.rename(tmp, name); err != nil {
+		return "", false, fmt.Errorf("rename into %s: %w", real, confinedErr(real, err))
 	}
 	ok = true
-	if d, err := r.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	_ = d.sync()
 	return old, existed, nil
-}
-
-func rootErr(real string, err error) error {
-	if strings.Contains(err.Error(), "path escapes") {
-		return fmt.Errorf("%w: %s escapes its root through a symbolic link", ErrOutside, real)
-	}
-	return err
 }

@@ -239,6 +239,20 @@ func TestReadFileErrors(t *testing.T) {
 }
 
 func TestWriteFile(t *testing.T) {
+	for _, fallback := range []bool{false, true} {
+		name := "openat2"
+		if fallback {
+			name = "os.Root fallback"
+		}
+		t.Run(name, func(t *testing.T) {
+			forceRootFallback = fallback
+			defer func() { forceRootFallback = false }()
+			testWriteFile(t)
+		})
+	}
+}
+
+func testWriteFile(t *testing.T) {
 	s := newFSSandbox(t)
 	e := s.engine(t, nil, EngineOptions{})
 	// New file in missing directories.
@@ -387,5 +401,73 @@ func BenchmarkDecideWrite(b *testing.B) {
 		if d := e.DecideWrite(p); d.Verdict != Ask {
 			b.Fatal(d.Verdict)
 		}
+	}
+}
+
+func TestReadFileFallback(t *testing.T) {
+	forceRootFallback = true
+	defer func() { forceRootFallback = false }()
+	s := newFSSandbox(t)
+	write(t, filepath.Join(s.proj, "d", "f.txt"), "one\ntwo\n")
+	write(t, filepath.Join(s.outside, "secret"), "s")
+	symlink(t, filepath.Join(s.outside, "secret"), filepath.Join(s.proj, "key"))
+	e := s.engine(t, nil, EngineOptions{})
+	if got, err := e.ReadFile(filepath.Join(s.proj, "d", "f.txt"), ip(2), nil); err != nil || got != "two\n" {
+		t.Errorf("ReadFile = %q, %v", got, err)
+	}
+	if _, err := e.ReadFile(filepath.Join(s.proj, "key"), nil, nil); !errors.Is(err, ErrOutside) {
+		t.Errorf("symlink out: %v", err)
+	}
+	if _, err := e.ReadFile(filepath.Join(s.proj, "d", "nope"), nil, nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing: %v", err)
+	}
+}
+
+// The decision saw proj/sub as a plain directory; before the write, sub became a symlink to
+// .git/hooks (a race by a background command). The checked directory is opened without
+// following symlinks, so the write cannot land in .git/hooks.
+func TestOpenDirRefusesSwappedSymlink(t *testing.T) {
+	s := newFSSandbox(t)
+	mkdirAll(t, filepath.Join(s.proj, ".git", "hooks"))
+	mkdirAll(t, filepath.Join(s.proj, "sub"))
+	e := s.engine(t, func(c *config.Config) { c.Policy.FS.Write = "allow" }, EngineOptions{})
+	target := filepath.Join(s.proj, "sub", "pre-commit")
+	if d := e.DecideWrite(target); d.Verdict != Allow {
+		t.Fatalf("DecideWrite = %s %q", d.Verdict, d.Reason)
+	}
+	real, root, dir, name, err := e.locate(target)
+	if err != nil || dir != "sub" || name != "pre-commit" || root != s.proj || real != target {
+		t.Fatalf("locate = %q %q %q %q %v", real, root, dir, name, err)
+	}
+	// The swap.
+	if err := os.Remove(filepath.Join(s.proj, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, filepath.Join(".git", "hooks"), filepath.Join(s.proj, "sub"))
+	_, err = openDir(root, dir)
+	if !errors.Is(err, syscall.ELOOP) {
+		t.Fatalf("openDir through a swapped-in symlink: %v, want ELOOP", err)
+	}
+	if ce := confinedErr(real, err); !errors.Is(ce, ErrOutside) {
+		t.Errorf("confinedErr = %v", ce)
+	}
+	// An escape through .. is refused as well.
+	if _, err := openDir(root, "../outside"); !errors.Is(err, syscall.EXDEV) {
+		t.Errorf("openDir(../outside) = %v, want EXDEV", err)
+	}
+	// Entry names are opened without following a symlink.
+	d, err := openDir(root, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.close()
+	write(t, filepath.Join(s.outside, "f"), "x")
+	symlink(t, filepath.Join(s.outside, "f"), filepath.Join(s.proj, "link"))
+	if _, err := d.open("link", os.O_RDONLY, 0); !errors.Is(err, syscall.ELOOP) {
+		t.Errorf("open(link) = %v, want ELOOP", err)
+	}
+	st, err := d.lstat("link")
+	if err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("lstat(link) = %v, %v", st, err)
 	}
 }
