@@ -276,7 +276,7 @@ func TestPermissionReportsSelectedOption(t *testing.T) {
 			if err != nil || stop != acp.StopReasonEndTurn {
 				t.Fatalf("prompt = %q, %v; want end_turn", stop, err)
 			}
-			if want := "permission outcome: selected " + opt + "\n"; h.text() != want {
+			if want := "permission outcome: selected " + opt + "\n\n"; h.text() != want {
 				t.Fatalf("reply = %q, want %q", h.text(), want)
 			}
 			if len(got.Options) != 4 || got.Options[0].Kind != acp.PermissionOptionKindAllowOnce || got.Options[3].Kind != acp.PermissionOptionKindRejectAlways {
@@ -307,7 +307,7 @@ func TestPermissionCancelledEndsTurnCancelled(t *testing.T) {
 	if err != nil || stop != acp.StopReasonCancelled {
 		t.Fatalf("prompt = %q, %v; want cancelled", stop, err)
 	}
-	if want := "permission outcome: cancelled\n"; h.text() != want {
+	if want := "permission outcome: cancelled\n\n"; h.text() != want {
 		t.Fatalf("reply = %q, want %q", h.text(), want)
 	}
 }
@@ -318,7 +318,7 @@ func TestReadTerminalReportsOutput(t *testing.T) {
 	if err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("prompt = %q, %v", stop, err)
 	}
-	if want := "terminal t1 exit 0: Your name? hello Ann\n"; h.text() != want {
+	if want := "terminal t1 exit 0: Your name? hello Ann\n\n"; h.text() != want {
 		t.Fatalf("reply = %q, want %q", h.text(), want)
 	}
 	recs := h.records(t, "terminal")
@@ -361,7 +361,7 @@ func TestWriteCreatesThenAppends(t *testing.T) {
 	if got := h.c.files["/proj/demo.md"]; got != want {
 		t.Fatalf("demo.md = %q, want %q", got, want)
 	}
-	wantText := fmt.Sprintf("wrote /proj/demo.md (%d bytes, edit 1)\nwrote /proj/demo.md (%d bytes, edit 2)\n", len(writeHeader)+9, len(want))
+	wantText := fmt.Sprintf("wrote /proj/demo.md (%d bytes, edit 1)\n\nwrote /proj/demo.md (%d bytes, edit 2)\n\n", len(writeHeader)+9, len(want))
 	if h.text() != wantText {
 		t.Fatalf("reply = %q, want %q", h.text(), wantText)
 	}

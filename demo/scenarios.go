@@ -224,7 +224,7 @@ func (t *turn) perm() {
 		status = acp.ToolCallStatusCompleted
 	}
 	t.a.update(t.s, acp.UpdateToolCall(id, acp.WithUpdateStatus(status)))
-	t.sayNow("permission outcome: " + outcome + "\n")
+	t.sayNow("permission outcome: " + outcome + "\n\n")
 }
 
 // terminalResult is what the agent learned about one terminal.
@@ -312,10 +312,10 @@ func (t *turn) terminal(title, command string) terminalResult {
 
 func (t *turn) report(r terminalResult) {
 	if r.err != nil {
-		t.sayNow(fmt.Sprintf("terminal failed: %s\n", errText(r.err)))
+		t.sayNow(fmt.Sprintf("terminal failed: %s\n\n", errText(r.err)))
 		return
 	}
-	t.sayNow(fmt.Sprintf("terminal %s %s: %s\n", r.id, orUnknown(r.exit), lastLine(r.output)))
+	t.sayNow(fmt.Sprintf("terminal %s %s: %s\n\n", r.id, orUnknown(r.exit), lastLine(r.output)))
 }
 
 func orUnknown(s string) string {
@@ -367,12 +367,12 @@ func (t *turn) write() {
 	if err != nil {
 		t.a.record("write_file", map[string]any{"path": path, "error": err.Error()})
 		t.a.update(t.s, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
-		t.sayNow(fmt.Sprintf("write refused: %s\n", errText(err)))
+		t.sayNow(fmt.Sprintf("write refused: %s\n\n", errText(err)))
 		return
 	}
 	t.a.record("write_file", map[string]any{"path": path, "bytes": len(content)})
 	t.a.update(t.s, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted)))
-	t.sayNow(fmt.Sprintf("wrote %s (%d bytes, edit %d)\n", path, len(content), n))
+	t.sayNow(fmt.Sprintf("wrote %s (%d bytes, edit %d)\n\n", path, len(content), n))
 }
 
 // tour shows every feature once; it takes about a minute with the default pace.

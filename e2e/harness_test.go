@@ -129,7 +129,6 @@ func (e *testEnv) vars() []string {
 		"ACPTERM_DEMO_PACE=5ms",
 		"ACPTERM_DEMO_RECORD=" + e.record,
 		"GORACE=halt_on_error=0 log_path=" + filepath.Join(raceDir, "race"),
-		"PS1=e2e$ ",
 	}
 	return append(v, e.extraEnv...)
 }
@@ -194,6 +193,7 @@ type tmux struct {
 
 // startTmux starts a detached tmux session of cols×rows cells running an interactive /bin/sh
 // whose prompt is "e2e$ ", in the env's home directory. The server is killed on cleanup.
+// Tests that use tmux must not run in parallel with each other (the machine may be small).
 func startTmux(t *testing.T, e *testEnv, cols, rows int) *tmux {
 	t.Helper()
 	requireTmux(t)
@@ -206,7 +206,9 @@ func startTmux(t *testing.T, e *testEnv, cols, rows int) *tmux {
 	// A fixed window size that follows resize-window, and the pane kept after its shell exits.
 	tm.must("set-option", "-g", "window-size", "manual")
 	tm.must("set-option", "-g", "remain-on-exit", "on")
-	tm.waitFor("e2e$ ")
+	// dash ignores PS1 from the environment for root; set it in the shell itself.
+	tm.shell("PS1='e2e$ '")
+	tm.waitFor("e2e$")
 	return tm
 }
 

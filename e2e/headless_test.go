@@ -70,7 +70,7 @@ func TestHeadlessPermissionAnsweredByApprove(t *testing.T) {
 				`[tool] delete "Delete the build cache (./build)" (pending)` + "\n" +
 				`[permission] delete "Delete the build cache (./build)" → ` + c.option + " (user: fs.write)\n" +
 				`[tool] delete "Delete the build cache (./build)" (` + c.status + ")\n" +
-				"permission outcome: selected " + c.option + "\n[stop] end_turn\n"
+				"permission outcome: selected " + c.option + "\n\n[stop] end_turn\n"
 			if r.stdout != want {
 				t.Fatalf("stdout:\n%s\nwant:\n%s", r.stdout, want)
 			}
@@ -120,7 +120,7 @@ func TestHeadlessWrite(t *testing.T) {
 			t.Fatalf("demo.md = %q, %v", b, err)
 		}
 		if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("[write] %s (created, %d bytes)\n", path, len(want))) ||
-			!strings.Contains(r.stdout, fmt.Sprintf("wrote %s (%d bytes, edit 1)\n", path, len(want))) {
+			!strings.Contains(r.stdout, fmt.Sprintf("wrote %s (%d bytes, edit 1)\n\n", path, len(want))) {
 			t.Fatalf("exit %d\n%s", r.code, r.stdout)
 		}
 	})

@@ -1,0 +1,226 @@
+package e2e
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The TUI tests run the real binary with --demo in a 160×48 tmux window and drive it with keys.
+// The demo agent reports what it received (permission outcomes, terminal output) in its reply
+// text and in its record file, so the tests check what really crossed the wire.
+
+// startDemo starts `acpterm --demo --cwd PROJECT --prompt P…` in a fresh tmux session.
+func startDemo(t *testing.T, e *testEnv, prompts ...string) *tmux {
+	t.Helper()
+	tm := startTmux(t, e, 160, 48)
+	args := []string{"--demo", "--cwd", e.project}
+	for _, p := range prompts {
+		args = append(args, "--prompt", p)
+	}
+	tm.acpterm(args...)
+	tm.waitFor("session demo-1")
+	if got := tm.format("#{alternate_on}"); got != "1" {
+		t.Fatalf("alternate screen while running = %q, want 1", got)
+	}
+	return tm
+}
+
+// quit presses ctrl+q and checks the exit status, the restored terminal and that no process of
+// the run is left (the TUI, the demo agent, terminal children).
+func quit(t *testing.T, e *testEnv, tm *tmux, wantCode int) {
+	t.Helper()
+	tm.keys("C-q")
+	if code := tm.exitCode(); code != wantCode {
+		t.Fatalf("acpterm exit status %d, want %d; screen:\n%s", code, wantCode, tm.capture())
+	}
+	if got := tm.format("#{alternate_on}"); got != "0" {
+		t.Fatalf("alternate screen after quit = %q, want 0", got)
+	}
+	tm.waitFor("e2e$")
+	e.waitNoLeftovers(t)
+}
+
+func TestTUIStreamThenQuitRestoresTerminal(t *testing.T) {
+	e := newEnv(t)
+	tm := startDemo(t, e, "stream")
+	screen := tm.waitFor("End of stream.")
+	for _, want := range []string{"Streaming", "This reply arrives in small chunks", "one", "three", "acpterm demo agent 1.0.0"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q", want)
+		}
+	}
+	// Markdown is rendered, not shown raw (glamour keeps a heading's "##").
+	if strings.Contains(screen, "**small chunks**") || strings.Contains(screen, "- one") {
+		t.Errorf("Markdown markers are shown raw")
+	}
+	if t.Failed() {
+		t.Logf("screen:\n%s", screen)
+	}
+	quit(t, e, tm, 0)
+	after := tm.capture()
+	if !strings.Contains(after, "acpterm-exit=0") || strings.Contains(after, "End of stream.") {
+		t.Fatalf("screen after quit (want the shell, not the TUI):\n%s", after)
+	}
+}
+
+func TestTUIApprovalByKeySendsThatOption(t *testing.T) {
+	for _, c := range []struct{ key, option string }{
+		{"a", "allow-once"}, {"A", "allow-always"}, {"r", "reject-once"}, {"R", "reject-always"},
+	} {
+		t.Run(c.option, func(t *testing.T) {
+			e := newEnv(t)
+			tm := startDemo(t, e, "perm")
+			screen := tm.waitFor("Permission 1 of 1")
+			for _, want := range []string{"Delete the build cache (./build)", "a/1   Allow once", "A/2   Always allow", "r/3   Reject", "R/4   Always reject"} {
+				if !strings.Contains(screen, want) {
+					t.Fatalf("approval lacks %q:\n%s", want, screen)
+				}
+			}
+			tm.keys(c.key)
+			tm.waitFor("permission outcome: selected " + c.option)
+			tm.waitGone("Permission 1 of 1")
+			if got := recorded(t, e, "permission"); len(got) != 1 || got[0]["outcome"] != "selected "+c.option {
+				t.Fatalf("the agent received %v, want exactly one %q", got, "selected "+c.option)
+			}
+			quit(t, e, tm, 0)
+		})
+	}
+}
+
+func TestTUICancelWithPendingApprovalAnswersCancelledOnce(t *testing.T) {
+	e := newEnv(t)
+	tm := startDemo(t, e, "perm")
+	tm.waitFor("Permission 1 of 1")
+	tm.keys("C-c") // cancel the turn (not quit: a turn is running)
+	tm.waitFor("permission outcome: cancelled")
+	tm.waitFor("turn cancelled")
+	tm.waitGone("Permission 1 of 1")
+	got := recorded(t, e, "permission")
+	if len(got) != 1 || got[0]["outcome"] != "cancelled" {
+		t.Fatalf("the agent received %v, want exactly one cancelled outcome", got)
+	}
+	if c := recorded(t, e, "cancel"); len(c) != 1 {
+		t.Fatalf("the agent got %d session/cancel, want 1", len(c))
+	}
+	quit(t, e, tm, 0)
+}
+
+func TestTUITypeIntoPaneAnswersRead(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask"))
+	tm := startDemo(t, e, "read")
+	tm.waitFor("│Your name?")
+	tm.keys("C-g") // type into the selected pane
+	tm.typeText("Ann")
+	tm.keys("Enter")
+	tm.waitMatch(regexp.MustCompile(`terminal \S+ exit 0: hello Ann`))
+	tm.keys("C-]") // leave the pane
+	got := recorded(t, e, "terminal")
+	if len(got) != 1 || got[0]["output"] != "Your name? Ann\nhello Ann\n" || got[0]["exit"] != "exit 0" {
+		t.Fatalf("the agent read %v", got)
+	}
+	quit(t, e, tm, 0)
+}
+
+func TestTUIZoomPane(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask"))
+	tm := startDemo(t, e, "long 60")
+	tm.waitFor("│tick 2")
+	before := tm.capture()
+	if !strings.Contains(before, "Tick for 60 seconds") {
+		t.Fatalf("conversation not shown before zoom:\n%s", before)
+	}
+	tm.keys("C-f")
+	zoomed := tm.waitUntil("the pane to fill the window", func(s string) bool {
+		return strings.HasPrefix(s, "╭─ $ for i in 1 2 3") && !strings.Contains(s, "Tick for 60 seconds")
+	})
+	// The zoomed pane spans the whole width: its top border is 160 cells.
+	top := strings.SplitN(zoomed, "\n", 2)[0]
+	if n := len([]rune(top)); n != 160 || !strings.HasSuffix(top, "╮") {
+		t.Fatalf("zoomed top border is %d cells (%q), want 160", n, top)
+	}
+	tm.keys("C-f")
+	tm.waitFor("Tick for 60 seconds")
+	tm.keys("C-c") // cancel the ticker's turn
+	tm.waitFor("turn cancelled")
+	quit(t, e, tm, 0)
+}
+
+// paneSize returns the inner size (cols, rows) of the pane whose top border contains title.
+func paneSize(screen, title string) (cols, rows int, ok bool) {
+	lines := strings.Split(screen, "\n")
+	for i, l := range lines {
+		r := []rune(l)
+		start := strings.Index(l, title)
+		if start < 0 {
+			continue
+		}
+		left := len([]rune(l[:start]))
+		for left > 0 && r[left] != '╭' {
+			left--
+		}
+		right := left + 1
+		for right < len(r) && r[right] != '╮' {
+			right++
+		}
+		if r[left] != '╭' || right >= len(r) {
+			return 0, 0, false
+		}
+		for j := i + 1; j < len(lines); j++ {
+			rr := []rune(lines[j])
+			if left < len(rr) && rr[left] == '╰' {
+				return right - left - 1, j - i - 1, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+func TestTUIResizeReachesTheProgram(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask"))
+	tm := startDemo(t, e, "size")
+	screen := tm.waitFor("│size ")
+	c1, r1, ok := paneSize(screen, "$ printf 'size '")
+	if !ok {
+		t.Fatalf("no size pane on screen:\n%s", screen)
+	}
+	tm.resize(120, 40)
+	var c2, r2 int
+	tm.waitUntil("the pane to shrink", func(s string) bool {
+		c2, r2, ok = paneSize(s, "$ printf 'size '")
+		return ok && c2 < c1 && r2 < r1
+	})
+	tm.keys("C-g", "Enter") // the program prints `stty size` again
+	tm.waitMatch(regexp.MustCompile(`terminal \S+ exit 0: size \d+ \d+`))
+	got := recorded(t, e, "terminal")
+	if len(got) != 1 {
+		t.Fatalf("terminal records: %v", got)
+	}
+	out, _ := got[0]["output"].(string)
+	m := regexp.MustCompile(`size (\d+) (\d+)\s*$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("terminal output %q has no final size", out)
+	}
+	rows, _ := strconv.Atoi(m[1])
+	cols, _ := strconv.Atoi(m[2])
+	if cols != c2 || rows != r2 {
+		t.Fatalf("the program saw %dx%d (cols×rows), the pane is %dx%d (was %dx%d)", cols, rows, c2, r2, c1, r1)
+	}
+	tm.keys("C-]")
+	quit(t, e, tm, 0)
+}
+
+func TestTUIAgentCrashBanner(t *testing.T) {
+	e := newEnv(t)
+	tm := startDemo(t, e, "crash")
+	screen := tm.waitFor("agent exited (exit 3)")
+	if !strings.Contains(screen, "Crashing now, on purpose") {
+		t.Fatalf("screen:\n%s", screen)
+	}
+	// The session cannot continue: quitting reports the agent failure (exit 1).
+	quit(t, e, tm, 1)
+}
