@@ -103,7 +103,9 @@ func parseArgs(args []string) (cliOptions, error) {
 		}
 		return o, usageError("%v", err)
 	}
-	o.agent = fs.Args()
+	if len(fs.Args()) > 0 {
+		o.agent = fs.Args()
+	}
 	if o.help || o.version {
 		return o, nil
 	}
