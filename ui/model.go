@@ -20,6 +20,8 @@ type (
 	eventsClosedMsg struct{}
 	// redrawMsg asks the model to rebuild its cached frame (coalesced, ≤ 1 per frameInterval).
 	redrawMsg struct{}
+	// bgRedrawMsg is the deferred redraw for changes only in unfocused panes (bgFrameInterval).
+	bgRedrawMsg struct{}
 	// tickMsg animates the spinner and pane elapsed times; it runs only while a turn or a
 	// terminal is live (never when idle).
 	tickMsg struct{ gen int }
@@ -69,6 +71,8 @@ type Model struct {
 	needFrame         bool
 	lay               layout
 	lastPaneVersions  uint64 // sum of pane screen versions at the last frame
+	lastFrameAt       time.Time
+	bgRedrawArmed     bool
 	windowTitle       string
 	pendingBellFor    string // request id a bell was rung for
 	tickArmed         bool
@@ -196,7 +200,8 @@ func (m *Model) quit() tea.Cmd {
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.nextPrompt()}
+	m.tickArmed = false // ticks armed before the program ran were never scheduled
+	cmds := []tea.Cmd{m.nextPrompt(), m.armTick()}
 	if m.theme == "auto" && !m.noColor {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -218,8 +223,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case redrawMsg:
-		m.redraw()
-		return m, nil
+		return m, m.redraw()
+	case bgRedrawMsg:
+		m.bgRedrawArmed = false
+		return m, m.redraw()
 	case tickMsg:
 		return m, m.onTick(msg)
 	case acpEventMsg:
@@ -257,13 +264,37 @@ func (m *Model) addBanner(level, text string) {
 	m.markDirty()
 }
 
-// redraw rebuilds the cached frame when the model changed or a pane screen did.
-func (m *Model) redraw() {
-	if !m.needFrame && m.paneVersions() == m.lastPaneVersions {
-		return
+// bgFrameInterval is the minimum time between frames caused only by output in panes the user is
+// not typing into (≈12 frames/s): under a flood the UI then spends its CPU on the focused pane
+// (terminals.md §5.3).
+const bgFrameInterval = 80 * time.Millisecond
+
+// redraw rebuilds the cached frame when the model changed or a pane screen did. A change only in
+// unfocused panes redraws at most every bgFrameInterval; the frame it defers is drawn by a
+// one-shot bgRedrawMsg, so the last output of a flood is always shown.
+func (m *Model) redraw() tea.Cmd {
+	if !m.needFrame {
+		if m.paneVersions() == m.lastPaneVersions {
+			return nil
+		}
+		focusedChanged := false
+		if p := m.selectedPane(); m.focused && p != nil && p.screen != nil && p.screen.Version() != p.drawnAt {
+			focusedChanged = true
+		}
+		if !focusedChanged {
+			if wait := bgFrameInterval - m.now().Sub(m.lastFrameAt); wait > 0 {
+				if m.bgRedrawArmed {
+					return nil
+				}
+				m.bgRedrawArmed = true
+				return m.tick(wait, func(time.Time) tea.Msg { return bgRedrawMsg{} })
+			}
+		}
 	}
 	m.needFrame = false
+	m.lastFrameAt = m.now()
 	m.frame, m.cursor = m.render()
+	return nil
 }
 
 // paneVersions sums the screen versions of the panes (a cheap change detector).
@@ -327,8 +358,7 @@ func (m *Model) onTick(t tickMsg) tea.Cmd {
 			}
 		}
 	}
-	m.redraw()
-	return m.armTick()
+	return tea.Batch(m.redraw(), m.armTick())
 }
 
 // View implements tea.Model; it returns the cached frame built on the last redrawMsg.

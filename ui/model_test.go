@@ -573,3 +573,40 @@ func TestFrameIsCachedAndLinesFit(t *testing.T) {
 		}
 	}
 }
+
+func TestBackgroundPaneRedrawsAreThrottled(t *testing.T) {
+	h := newHarness(t, nil)
+	bg := startPane(h, "bg")
+	fg := startPane(h, "fg")
+	h.key("ctrl+g") // focus fg (the newest)
+	h.m.redraw()
+	var deferred int
+	h.m.tick = func(d time.Duration, f func(time.Time) tea.Msg) tea.Cmd {
+		if d <= 0 || d > bgFrameInterval {
+			t.Fatalf("deferred redraw after %v", d)
+		}
+		deferred++
+		return nil
+	}
+	frame := h.m.frame
+	bg.scr.Write([]byte("background output"))
+	if h.m.redraw(); h.m.frame != frame || deferred != 1 {
+		t.Fatalf("background change redrawn at once (deferred=%d)", deferred)
+	}
+	bg.scr.Write([]byte(" more"))
+	h.m.redraw()
+	if deferred != 1 {
+		t.Fatalf("second deferral armed: %d", deferred)
+	}
+	fg.scr.Write([]byte("typed"))
+	h.m.redraw()
+	if h.m.frame == frame || !strings.Contains(ansi.Strip(h.m.frame), "typed") || !strings.Contains(ansi.Strip(h.m.frame), "background output more") {
+		t.Fatalf("focused change not drawn at once:\n%s", ansi.Strip(h.m.frame))
+	}
+	bg.scr.Write([]byte("!"))
+	h.m.now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC) } // later than the interval
+	h.send(bgRedrawMsg{})
+	if !strings.Contains(ansi.Strip(h.m.frame), "background output more!") {
+		t.Fatalf("deferred redraw did not draw:\n%s", ansi.Strip(h.m.frame))
+	}
+}
