@@ -159,6 +159,9 @@ func (r *run) headless(t *testing.T, config, approve string, prompts ...string) 
 		t.Fatal(err)
 	}
 	res.Lines = strings.Split(res.Out, "\n")
+	if testing.Verbose() {
+		t.Logf("acpterm --headless: %s", res)
+	}
 	return res
 }
 

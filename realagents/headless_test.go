@@ -38,12 +38,13 @@ func TestHeadlessClaudeLegacyCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.cwd, "existing-file.txt"), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "run the command")
+	// echo and ls are read-only: the policy answers the agent's permission request.
+	h := r.headless(t, r.writeConfig(policyOpts{}), "deny", "run the command")
 	if h.Code != 0 {
 		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 	}
 	expectLines(t, h,
-		`^\[permission\] .*"echo hello-from-agent && ls".* → allow`,
+		`^\[permission\] .*→ allow \(policy`,
 		`^\[terminal \S+\] started: echo hello-from-agent && ls$`,
 		`^\[terminal \S+\] exit 0$`,
 		`^  \| hello-from-agent$`,
@@ -53,6 +54,30 @@ func TestHeadlessClaudeLegacyCommand(t *testing.T) {
 	// terminal/output gave the agent the command's output, which it sent to the model.
 	if !toolResultsContain(r.mock, "hello-from-agent") || !toolResultsContain(r.mock, "existing-file.txt") {
 		t.Errorf("the model never got the command output; requests %+v", r.mock.Requests())
+	}
+}
+
+func TestHeadlessClaudeLegacyAskAllow(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeLegacy)
+	// touch is covered by no rule: the policy asks and the headless user allows;
+	// the approval also covers the terminal/create of the same command.
+	h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "touch a file")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	expectLines(t, h,
+		`^\[permission\] execute .*→ allow \(user`,
+		`^\[terminal \S+\] started: touch created-by-agent\.txt && echo hello-from-agent && ls$`,
+		`^\[terminal \S+\] exit 0$`,
+		`^  \| hello-from-agent$`,
+		`^\[stop\] end_turn$`,
+	)
+	if _, err := os.Stat(filepath.Join(r.cwd, "created-by-agent.txt")); err != nil {
+		t.Errorf("the allowed command did not run: %v", err)
+	}
+	if n := len(h.terminalIDs()); n != 1 {
+		t.Errorf("%d terminals started, want 1", n)
 	}
 }
 
@@ -125,62 +150,86 @@ func TestHeadlessClaudeLegacyTimeout(t *testing.T) {
 	}
 }
 
+// agentOwned describes an agent that runs commands itself (claude 0.23.1, codex).
+type agentOwned struct {
+	agent    string
+	created  string // the file the touch scenario creates
+	allowID  string // its allow_once option id
+	rejectID string // its reject_once option id
+	denyStop string // stop reason after a rejected command (codex aborts the turn)
+	tail     bool   // the command output reaches the pane (codex loses the first chunk)
+}
+
+var (
+	claudeNewOwned = agentOwned{claudeNew, "created-by-agent.txt", "allow", "reject", "end_turn", true}
+	codexOwned     = agentOwned{codex, "created-by-codex.txt", "approved", "abort", "cancelled", false}
+)
+
 // testHeadlessAgentOwned: claude 0.23.1 and codex run commands themselves; acpterm
-// shows them as agent-owned terminals and answers their permission requests.
-func testHeadlessAgentOwned(t *testing.T, agent, created string) {
+// shows them as agent-owned terminals and answers their permission requests
+// by option kind: by policy when a rule decides, else by the (headless) user.
+func testHeadlessAgentOwned(t *testing.T, a agentOwned) {
 	t.Run("user", func(t *testing.T) {
 		t.Parallel()
-		r := newRun(t, agent)
-		// No rule covers touch: the policy asks, and the (headless) user allows.
+		r := newRun(t, a.agent)
+		// No rule covers touch: the policy asks, and the headless user allows.
 		h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "touch a file")
 		if h.Code != 0 {
 			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 		}
 		expectLines(t, h,
-			`^\[permission\] execute .* → allow.* \(user`,
+			`^\[permission\] execute ".*touch created-by.*" → `+a.allowID+` \(user`,
 			`^\[terminal \S+\] started \(agent-owned\): `,
-			`^  \| hello-from-agent$`,
+			`^\[terminal \S+\] exit 0$`,
 			`^\[stop\] end_turn$`,
 		)
-		if _, err := os.Stat(filepath.Join(r.cwd, created)); err != nil {
+		if a.tail {
+			expectLines(t, h, `^  \| hello-from-agent$`, `^  \| `+regexp.QuoteMeta(a.created)+`$`)
+		}
+		if _, err := os.Stat(filepath.Join(r.cwd, a.created)); err != nil {
 			t.Errorf("the allowed command did not run: %v", err)
+		}
+		if !toolResultsContain(r.mock, "hello-from-agent") {
+			t.Errorf("the command's output never reached the model; requests %+v", r.mock.Requests())
 		}
 	})
 	t.Run("policy", func(t *testing.T) {
 		t.Parallel()
-		r := newRun(t, agent)
+		r := newRun(t, a.agent)
 		// The policy allows every word of the command: acpterm answers the agent
 		// itself, although the headless user would deny.
 		h := r.headless(t, r.writeConfig(policyOpts{Allow: []string{"touch", "echo", "ls"}}), "deny", "touch a file")
 		if h.Code != 0 {
 			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 		}
-		expectLines(t, h,
-			`^\[permission\] execute .* → allow.* \(policy`,
-			`^\[stop\] end_turn$`,
-		)
-		if _, err := os.Stat(filepath.Join(r.cwd, created)); err != nil {
+		expectLines(t, h, `^\[permission\] .*→ `+a.allowID+` \(policy`, `^\[stop\] end_turn$`)
+		noLines(t, h, `\(user`)
+		if _, err := os.Stat(filepath.Join(r.cwd, a.created)); err != nil {
 			t.Errorf("the policy-allowed command did not run: %v", err)
 		}
 	})
 	t.Run("deny", func(t *testing.T) {
 		t.Parallel()
-		r := newRun(t, agent)
+		r := newRun(t, a.agent)
+		// A deny rule wins over the headless user's allow.
 		h := r.headless(t, r.writeConfig(policyOpts{Deny: []string{"touch"}}), "allow", "touch a file")
 		if h.Code != 0 {
 			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 		}
-		expectLines(t, h, `^\[permission\] execute .* → (reject|abort).* \(policy`, `^\[stop\] end_turn$`)
-		if _, err := os.Stat(filepath.Join(r.cwd, created)); err == nil {
+		expectLines(t, h,
+			`^\[permission\] .*→ `+a.rejectID+` \(policy`,
+			`^\[notice\] warn: refused .*matches deny rule "touch"$`,
+			`^\[stop\] `+a.denyStop+`$`,
+		)
+		noLines(t, h, `\(user`)
+		if _, err := os.Stat(filepath.Join(r.cwd, a.created)); err == nil {
 			t.Errorf("the policy-denied command ran")
 		}
 	})
 }
 
-func TestHeadlessClaudeNew(t *testing.T) {
-	testHeadlessAgentOwned(t, claudeNew, "created-by-agent.txt")
-}
-func TestHeadlessCodex(t *testing.T) { testHeadlessAgentOwned(t, codex, "created-by-codex.txt") }
+func TestHeadlessClaudeNew(t *testing.T) { testHeadlessAgentOwned(t, claudeNewOwned) }
+func TestHeadlessCodex(t *testing.T)     { testHeadlessAgentOwned(t, codexOwned) }
 
 func TestHeadlessClaudeNewWrite(t *testing.T) {
 	t.Parallel()
@@ -203,7 +252,7 @@ func TestHeadlessCodexWrite(t *testing.T) {
 	if h.Code != 0 {
 		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 	}
-	expectLines(t, h, `^\[permission\] edit .* → allow`, `^\[stop\] end_turn$`)
+	expectLines(t, h, `^\[permission\] edit ".*hello\.txt" → approved \(user: fs\.write\)$`, `^\[stop\] end_turn$`)
 	b, err := os.ReadFile(filepath.Join(r.cwd, "hello.txt"))
 	if want := "hello from the mock model\n"; err != nil || string(b) != want {
 		t.Errorf("hello.txt = %q (%v), want %q\n%s", b, err, want, h)
@@ -211,24 +260,22 @@ func TestHeadlessCodexWrite(t *testing.T) {
 }
 
 func testHeadlessExample(t *testing.T, agent string) {
-	for _, c := range []struct{ approve, outcome, text string }{
-		{"allow", "allow", "I've successfully updated the configuration"},
-		{"deny", "reject", "I'll skip the configuration update"},
-	} {
-		t.Run(c.approve, func(t *testing.T) {
-			t.Parallel()
-			r := newRun(t, agent)
-			h := r.headless(t, r.writeConfig(policyOpts{}), c.approve, "hello")
-			if h.Code != 0 {
-				t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
-			}
-			expectLines(t, h,
-				`^\[permission\] edit "Modifying critical configuration file" → `+c.outcome,
-				regexp.QuoteMeta(c.text),
-				`^\[stop\] end_turn$`,
-			)
-		})
+	t.Parallel()
+	r := newRun(t, agent)
+	// The example agents ask to edit /home/user/project/config.json, outside the
+	// roots: the policy rejects it although the headless user would allow, the
+	// agent gets the reject option and says so, and the turn ends normally.
+	h := r.headless(t, r.writeConfig(policyOpts{FSWrite: "allow"}), "allow", "hello")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 	}
+	expectLines(t, h,
+		`^\[tool\] edit "Modifying critical configuration file" \(pending\)$`,
+		`^\[permission\] .*→ reject \(policy`,
+		regexp.QuoteMeta("I understand you prefer not to make that change"),
+		`^\[stop\] end_turn$`,
+	)
+	noLines(t, h, regexp.QuoteMeta("I've successfully updated the configuration"))
 }
 
 func TestHeadlessSDKExample(t *testing.T) { testHeadlessExample(t, sdkExample) }
