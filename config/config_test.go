@@ -416,3 +416,28 @@ func TestCwdOutsideRoots(t *testing.T) {
 		t.Error("cwd proj-evil accepted for root proj")
 	}
 }
+
+// The documented example must load and mean what it says.
+func TestExampleLoads(t *testing.T) {
+	home, cwd, e := sandbox(t)
+	cfg, err := Load(LoadOptions{Path: "testdata/example.toml", Cwd: cwd, Getenv: e.get})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Policy
+	if !slices.Equal(cfg.Agent.Command, []string{"claude-agent-acp"}) || !slices.Equal(p.Roots, []string{cwd}) ||
+		p.Unmatched != "ask" || p.OutputByteLimit != DefaultOutputByteLimit || p.KillGrace != DefaultKillGrace ||
+		p.MaxTerminals != DefaultMaxTerminals || p.FS.Read != "allow" || p.FS.Write != "ask" || cfg.UI.Theme != "auto" {
+		t.Errorf("example defaults differ from Default: %+v", cfg)
+	}
+	if !slices.Contains(p.Commands.Allow, "go test") || !slices.Contains(p.Commands.Allow, "git status") ||
+		!slices.Contains(p.Commands.Deny, "sudo") || !slices.Contains(p.Commands.Deny, "curl") {
+		t.Errorf("commands %+v", p.Commands)
+	}
+	if !slices.Equal(p.FS.DenyRead, []string{"**/.env", filepath.Join(home, ".ssh/**")}) {
+		t.Errorf("deny_read %q", p.FS.DenyRead)
+	}
+	if !slices.Equal(cfg.UI.Keys["quit"], []string{"ctrl+q"}) {
+		t.Errorf("keys %v", cfg.UI.Keys)
+	}
+}
