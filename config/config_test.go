@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -439,5 +440,21 @@ func TestExampleLoads(t *testing.T) {
 	}
 	if !slices.Equal(cfg.UI.Keys["quit"], []string{"ctrl+q"}) {
 		t.Errorf("keys %v", cfg.UI.Keys)
+	}
+}
+
+func TestConfigNotRegular(t *testing.T) {
+	home, cwd, e := sandbox(t)
+	fifo := filepath.Join(home, "fifo.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(LoadOptions{Path: fifo, Cwd: cwd, Getenv: e.get})
+	if err == nil || err.Error() != fifo+": not a regular file" {
+		t.Errorf("fifo: %v", err)
+	}
+	_, err = Load(LoadOptions{Path: home, Cwd: cwd, Getenv: e.get})
+	if err == nil || err.Error() != home+": not a regular file" {
+		t.Errorf("dir: %v", err)
 	}
 }

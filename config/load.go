@@ -269,6 +269,11 @@ func (l *loader) widen(key, what string) *Error {
 
 // applyFile parses, validates and merges one file into cfg.
 func applyFile(cfg *Config, file, cwd string, project bool, getenv func(string) string) error {
+	if st, err := os.Stat(file); err != nil {
+		return &Error{File: file, Msg: errText(err)}
+	} else if !st.Mode().IsRegular() { // a FIFO would block the read
+		return &Error{File: file, Msg: "not a regular file"}
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return &Error{File: file, Msg: errText(err)}
