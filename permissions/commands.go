@@ -313,7 +313,6 @@ func (p *commandPolicy) decideLeaf(l *rawLeaf, rt *cmdRuntime) leafResult {
 	add := func(v Verdict, rule, reason, construct string) {
 		fs = append(fs, finding{verdict: v, rule: rule, reason: reason, construct: construct})
 	}
-	shown := strings.Join(l.argv, " ")
 	real, builtin, workspace := "", false, false
 	dynProg := len(l.argv) == 0 || l.argv[0] == DynamicWord
 	if dynProg {
@@ -378,7 +377,7 @@ func (p *commandPolicy) decideLeaf(l *rawLeaf, rt *cmdRuntime) leafResult {
 	}
 	fs = append(fs, l.notes...)
 	// Allow rules and builtins.
-	base := finding{verdict: p.unmatched, rule: "unmatched", reason: "no rule covers " + shown + " ([policy] unmatched = " + string(p.unmatched) + ")"}
+	base := finding{verdict: p.unmatched, rule: "unmatched"}
 	if !dynProg {
 		for _, r := range p.allow {
 			if p.match(r, l.argv, real, workspace, true, rt) == 2 {
@@ -390,8 +389,11 @@ func (p *commandPolicy) decideLeaf(l *rawLeaf, rt *cmdRuntime) leafResult {
 			base = finding{verdict: Allow, rule: "builtin: " + l.argv[0], reason: l.argv[0] + " is a shell builtin that only changes the shell's state"}
 		}
 	}
-	if base.rule == "unmatched" && l.maybe {
-		base.reason += " (words after an unknown wrapper argument, analysed in case they are a command)"
+	if base.rule == "unmatched" {
+		base.reason = "no rule covers " + strings.Join(l.argv, " ") + " ([policy] unmatched = " + string(p.unmatched) + ")"
+		if l.maybe {
+			base.reason += " (words after an unknown wrapper argument, analysed in case they are a command)"
+		}
 	}
 	final := base
 	for _, f := range fs {

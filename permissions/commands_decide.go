@@ -110,13 +110,14 @@ func (p *commandPolicy) finish(d *Decision, a *analyzer, req []finding, rt *cmdR
 	type contrib struct {
 		v            Verdict
 		rule, reason string
+		leaf         int // index into d.Leaves, or -1; the reason is formatted only if chosen
 	}
 	var all []contrib
 	for _, f := range req {
-		all = append(all, contrib{f.verdict, f.rule, f.reason})
+		all = append(all, contrib{f.verdict, f.rule, f.reason, -1})
 	}
 	if a.over != "" {
-		all = append(all, contrib{Deny, "budget", "over the analysis budget: " + a.over + " (fail closed)"})
+		all = append(all, contrib{Deny, "budget", "over the analysis budget: " + a.over + " (fail closed)", -1})
 	}
 	seen := map[string]bool{}
 	addConstruct := func(c string) {
@@ -141,13 +142,13 @@ func (p *commandPolicy) finish(d *Decision, a *analyzer, req []finding, rt *cmdR
 		for _, c := range res.constructs {
 			addConstruct(c)
 		}
-		all = append(all, contrib{res.Verdict, res.Rule, fmt.Sprintf("leaf %d %s: %s", i+1, quoteArgv(res.Argv), res.Reason)})
+		all = append(all, contrib{res.Verdict, res.Rule, "", i})
 	}
 	for _, f := range a.notes {
 		if rank(f.verdict) >= rank(Ask) {
 			addConstruct(f.construct)
 		}
-		all = append(all, contrib{f.verdict, f.rule, f.reason})
+		all = append(all, contrib{f.verdict, f.rule, f.reason, -1})
 	}
 	if len(all) == 0 {
 		d.Verdict, d.Rule, d.Reason = Allow, "no commands", "the script runs no commands"
@@ -155,9 +156,13 @@ func (p *commandPolicy) finish(d *Decision, a *analyzer, req []finding, rt *cmdR
 	}
 	best := all[0]
 	for _, c := range all[1:] {
-		if rank(c.v) > rank(best.v) {
+		if rank(c.v) > rank(best.v) || (best.rule == "unmatched" && c.v == best.v && c.rule != "unmatched") {
 			best = c
 		}
+	}
+	if best.leaf >= 0 {
+		l := d.Leaves[best.leaf]
+		best.reason = fmt.Sprintf("leaf %d %s: %s", best.leaf+1, quoteArgv(l.Argv), l.Reason)
 	}
 	d.Verdict, d.Rule, d.Reason = best.v, best.rule, best.reason
 }
