@@ -12,7 +12,7 @@ package ui
 //	[plan] [x] Say hello; [>] Run commands; [ ] Wrap up
 //	[mode] code   [commands] tour stream perm …
 //	[tool] execute "Print colours" (in_progress)      first sight and every status change
-//	[permission] agent "Delete the build cache" → reject-once (headless)
+//	[permission] delete "Delete the build cache" → reject-once (user)   tool kind, or command/write/read
 //	[write] /tmp/x/demo.md (created, 93 bytes)
 //	[terminal t1] started: printf …                    then at exit:
 //	[terminal t1] exit 0                               followed by the output's last lines:
@@ -206,9 +206,10 @@ func (h *headless) handle(ev acpclient.Event) {
 			detail += ": " + sanitizeLine(a.Policy.Rule)
 		}
 		if ok {
-			h.line("[permission] %s %q → %s (%s)", headlessDash(a.Kind), sanitizeLine(headlessDeref(a.ToolCall.Title)), sanitizeLine(e.Outcome), detail)
+			kind, title := h.askedWhat(a)
+			h.line("[permission] %s %q → %s (%s)", kind, title, sanitizeLine(e.Outcome), detail)
 		} else {
-			h.line("[permission] %s → %s (%s)", e.ID, sanitizeLine(e.Outcome), detail)
+			h.line("[permission] %s → %s (%s)", sanitizeLine(e.ID), sanitizeLine(e.Outcome), detail)
 		}
 	case acpclient.FileWritten:
 		how := "modified"
@@ -361,6 +362,27 @@ func (h *headless) toolChanges() {
 		}
 		h.line("[tool] %s %q (%s)", sanitizeLine(kind), sanitizeLine(t.Title), st)
 	}
+}
+
+// askedWhat names what a question was about: the tool kind (execute, edit, …; for acpterm's own
+// prompts without a tool call: command, write or read) and the title (the command or file).
+func (h *headless) askedWhat(a acpclient.PermissionAsked) (kind, title string) {
+	if a.ToolCall.Kind != nil {
+		kind = string(*a.ToolCall.Kind)
+	}
+	title = headlessDeref(a.ToolCall.Title)
+	if t, ok := h.state.ToolCall(string(a.ToolCall.ToolCallId)); ok && a.ToolCall.ToolCallId != "" {
+		if kind == "" {
+			kind = string(t.Kind)
+		}
+		if title == "" {
+			title = t.Title
+		}
+	}
+	if kind == "" {
+		kind = a.Kind
+	}
+	return headlessDash(sanitizeLine(kind)), sanitizeLine(title)
 }
 
 // answer answers a question according to Approve, at once.

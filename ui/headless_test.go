@@ -29,6 +29,7 @@ type scriptClient struct {
 	// answerEvents maps an answer ("ID=value") to the events the client emits after it.
 	answerEvents map[string][]acpclient.Event
 	cancelEvents []acpclient.Event
+	closed       bool // events is closed: Prompt emits nothing
 }
 
 func newScriptClient(onStart []acpclient.Event, script map[string][]acpclient.Event) *scriptClient {
@@ -44,7 +45,11 @@ func (c *scriptClient) Events() <-chan acpclient.Event { return c.events }
 func (c *scriptClient) Prompt(text string) {
 	c.mu.Lock()
 	c.prompts = append(c.prompts, text)
+	closed := c.closed
 	c.mu.Unlock()
+	if closed {
+		return
+	}
 	c.events <- acpclient.TurnStarted{Prompt: text}
 	for _, e := range c.script[text] {
 		c.events <- e
@@ -131,7 +136,7 @@ func TestHeadlessStreamsTextToolsAndStop(t *testing.T) {
 Hello, **world**
 second line
 [tool] delete "Delete the build cache" (pending)
-[permission] agent "Delete the build cache" → reject-once (headless)
+[permission] delete "Delete the build cache" → reject-once (headless)
 [tool] delete "Delete the build cache" (failed)
 permission outcome: selected reject-once
 [stop] end_turn
@@ -280,6 +285,7 @@ func TestHeadlessCancelOnContext(t *testing.T) {
 
 func TestHeadlessEventsClosedEarly(t *testing.T) {
 	c := newScriptClient(nil, map[string][]acpclient.Event{})
+	c.closed = true
 	close(c.events)
 	_, code, err := runScript(t, c, HeadlessOptions{Prompts: []string{"x"}})
 	if code != 1 || !errors.Is(err, ErrHeadlessIncomplete) {
