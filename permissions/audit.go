@@ -128,12 +128,9 @@ func OpenAuditLog(path string) (*AuditLog, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := openAppend(path)
 	if err != nil {
-		return nil, fmt.Errorf("audit log: %w", err)
-	}
-	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
-		_ = f.Chmod(0o600)
+		return nil, err
 	}
 	l := &AuditLog{f: f, path: path, now: time.Now}
 	if err := l.loadTail(); err != nil {
@@ -141,6 +138,28 @@ func OpenAuditLog(path string) (*AuditLog, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// openAppend opens (creating, mode 0600) a regular file for appending; O_NONBLOCK keeps a FIFO
+// planted at the path from blocking the open, and anything but a regular file is refused.
+func openAppend(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("audit log %s: not a regular file", path)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		_ = f.Chmod(0o600)
+	}
+	return f, nil
 }
 
 // loadTail continues seq and prev from the last line of the log; an empty log continues from
@@ -323,9 +342,9 @@ func (l *AuditLog) lock() (unlock func(), err error) {
 
 // reopen opens l.path afresh (creating it) and closes the old file.
 func (l *AuditLog) reopen() error {
-	f, err := os.OpenFile(l.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := openAppend(l.path)
 	if err != nil {
-		return fmt.Errorf("audit log: %w", err)
+		return err
 	}
 	old := l.f
 	l.f = f

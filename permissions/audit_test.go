@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -306,5 +307,19 @@ func TestAuditRotation(t *testing.T) {
 	}
 	if _, err := VerifyAudit(path); err == nil || !strings.Contains(err.Error(), "line 1 does not continue "+path+".1") {
 		t.Errorf("tampered predecessor: %v", err)
+	}
+}
+
+func TestAuditAndGrantsRefuseFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenAuditLog(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") && !strings.Contains(err.Error(), "no such device") {
+		t.Errorf("OpenAuditLog(fifo) = %v", err)
+	}
+	if _, err := NewGrantStore(fifo); err == nil || err.Error() != "grants file "+fifo+": not a regular file" {
+		t.Errorf("NewGrantStore(fifo) = %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,21 +97,34 @@ func NewGrantStore(file string) (*GrantStore, error) {
 	if file == "" {
 		return s, nil
 	}
-	data, err := os.ReadFile(file)
+	fh, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO must not block
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("grants file: %w", err)
 	}
+	defer fh.Close()
 	// Saved grants turn asks into allows: a file someone else could write is refused.
-	if st, err := os.Stat(file); err == nil {
+	if st, err := fh.Stat(); err != nil {
+		return nil, fmt.Errorf("grants file: %w", err)
+	} else {
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("grants file %s: not a regular file", file)
+		}
+		if st.Size() > 16<<20 {
+			return nil, fmt.Errorf("grants file %s: %d bytes is too large", file, st.Size())
+		}
 		if st.Mode().Perm()&0o022 != 0 {
 			return nil, fmt.Errorf("grants file %s: writable by group or others (mode %04o); run chmod 600 on it", file, st.Mode().Perm())
 		}
 		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
 			return nil, fmt.Errorf("grants file %s: owned by uid %d, not the current user", file, sys.Uid)
 		}
+	}
+	data, err := io.ReadAll(fh)
+	if err != nil {
+		return nil, fmt.Errorf("grants file %s: %w", file, err)
 	}
 	var gf grantsFile
 	dec := json.NewDecoder(strings.NewReader(string(data)))
