@@ -1,0 +1,181 @@
+package realagents
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Tests that run acpterm's TUI in tmux against the real agents and answer
+// permission prompts by key ("a" = the allow_once option, "r" = reject_once).
+
+// modalRe matches acpterm's permission modal.
+var modalRe = regexp.MustCompile(`Permission \d+ of \d+`)
+
+// drive waits until done matches the screen, answering every permission modal
+// that appears with key. It returns every distinct screen seen (for
+// assertions about what showed while the turn ran) and how many modals it answered.
+func (s *tuiSession) drive(done, key string, timeout time.Duration) (screens []string, answered int) {
+	s.t.Helper()
+	doneRe := regexp.MustCompile(done)
+	deadline := time.Now().Add(timeout)
+	last, lastModal := "", ""
+	for {
+		scr := s.screen()
+		if scr != last {
+			screens = append(screens, scr)
+			last = scr
+		}
+		if doneRe.MatchString(scr) && !modalRe.MatchString(scr) {
+			return screens, answered
+		}
+		// Answer a modal once per distinct appearance: it is gone (or the next
+		// one shows) once acpterm processed the key.
+		if modalRe.MatchString(scr) && scr != lastModal {
+			s.keys(key)
+			answered++
+			lastModal = scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen never matched %q within %v (answered %d prompts); last screen:\n%s\nacpterm.log tail:\n%s",
+				done, timeout, answered, scr, s.r.logTail())
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// anyScreen reports whether one of the screens matches re.
+func anyScreen(screens []string, re string) bool {
+	rx := regexp.MustCompile(re)
+	for _, s := range screens {
+		if rx.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTUIClaudeLegacyCommand(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeLegacy)
+	if err := os.WriteFile(filepath.Join(r.cwd, "existing-file.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := r.startTUI(t, r.writeConfig(policyOpts{}), "touch a file")
+	// touch is covered by no rule, so the agent's permission request reaches the user.
+	s.waitScreen(`Permission 1 of 1`, startTimeout+turnTimeout)
+	s.waitScreen(`a/\d\s+Allow`, 5*time.Second)
+	screens, _ := s.drive(`Created the file\.`, "a", turnTimeout)
+	// The command ran in a pane that acpterm owns: the title carries the command
+	// line and the screen its output.
+	if !anyScreen(screens, `\$ touch created-by-agent\.txt && echo hello-from-agent && ls`) {
+		t.Errorf("no pane titled with the command appeared")
+	}
+	final := s.screen()
+	for _, want := range []string{"hello-from-agent", "created-by-agent.txt", "existing-file.txt"} {
+		if !strings.Contains(final, want) {
+			t.Errorf("the final screen does not show %q:\n%s", want, final)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.cwd, "created-by-agent.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	// terminal/output gave the agent the output, which it sent to the model.
+	if !toolResultsContain(r.mock, "hello-from-agent") || !toolResultsContain(r.mock, "existing-file.txt") {
+		t.Errorf("the model never got the command output; requests %+v", r.mock.Requests())
+	}
+	if st := s.quit(); st != "0" {
+		t.Errorf("acpterm exit status %q, want 0", st)
+	}
+}
+
+func TestTUIClaudeLegacyWrite(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeLegacy)
+	s := r.startTUI(t, r.writeConfig(policyOpts{}), "write a file")
+	screens, answered := s.drive(`File written and edited\.`, "a", startTimeout+turnTimeout)
+	if answered < 2 {
+		t.Errorf("answered %d permission prompts, want at least 2 (Write, Edit)", answered)
+	}
+	// The write shows as a diff: added lines with "+".
+	if !anyScreen(screens, `\+\s*hello from the mock model`) {
+		t.Errorf("no screen showed the write as a diff (+hello from the mock model); last:\n%s", screens[len(screens)-1])
+	}
+	b, err := os.ReadFile(filepath.Join(r.cwd, "hello.txt"))
+	if want := "hello from the mock model\nline 2 (edited)\n"; err != nil || string(b) != want {
+		t.Errorf("hello.txt = %q (%v), want %q", b, err, want)
+	}
+	if st := s.quit(); st != "0" {
+		t.Errorf("acpterm exit status %q, want 0", st)
+	}
+}
+
+func TestTUIClaudeLegacyReject(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeLegacy)
+	s := r.startTUI(t, r.writeConfig(policyOpts{}), "touch a file")
+	s.waitScreen(`Permission 1 of 1`, startTimeout+turnTimeout)
+	screens, answered := s.drive(`Created the file\.`, "r", turnTimeout)
+	if answered != 1 {
+		t.Errorf("answered %d prompts, want 1", answered)
+	}
+	if anyScreen(screens, `\$ touch created-by-agent`) {
+		t.Errorf("a pane for the rejected command appeared")
+	}
+	if _, err := os.Stat(filepath.Join(r.cwd, "created-by-agent.txt")); err == nil {
+		t.Errorf("the rejected command ran")
+	}
+	if st := s.quit(); st != "0" {
+		t.Errorf("acpterm exit status %q, want 0", st)
+	}
+}
+
+// testTUILive: an agent that runs commands itself; its terminal shows as a
+// read-only pane whose output arrives while the command runs.
+func testTUILive(t *testing.T, agent, done string) {
+	t.Parallel()
+	r := newRun(t, agent)
+	s := r.startTUI(t, r.writeConfig(policyOpts{}), "run something long")
+	screens, _ := s.drive(done, "a", startTimeout+turnTimeout)
+	// Live: some screen showed a middle tick while the last one had not come yet.
+	live := false
+	for _, scr := range screens {
+		if strings.Contains(scr, "tick 3") && !strings.Contains(scr, "tick 5") && strings.Contains(scr, "read-only") {
+			live = true
+			break
+		}
+	}
+	if !live {
+		t.Errorf("no screen showed a read-only pane with tick 3 before tick 5; %d screens, last:\n%s", len(screens), screens[len(screens)-1])
+	}
+	if st := s.quit(); st != "0" {
+		t.Errorf("acpterm exit status %q, want 0", st)
+	}
+}
+
+func TestTUIClaudeNewLive(t *testing.T) { testTUILive(t, claudeNew, `Long command finished\.`) }
+func TestTUICodexLive(t *testing.T)     { testTUILive(t, codex, `Long command finished\.`) }
+
+// testTUIReject: the user rejects an agent-owned command by key; it never runs.
+func testTUIReject(t *testing.T, a agentOwned, done string) {
+	t.Parallel()
+	r := newRun(t, a.agent)
+	s := r.startTUI(t, r.writeConfig(policyOpts{}), "touch a file")
+	s.waitScreen(`Permission 1 of 1`, startTimeout+turnTimeout)
+	_, answered := s.drive(done, "r", turnTimeout)
+	if answered != 1 {
+		t.Errorf("answered %d prompts, want 1", answered)
+	}
+	if _, err := os.Stat(filepath.Join(r.cwd, a.created)); err == nil {
+		t.Errorf("the rejected command ran")
+	}
+	if st := s.quit(); st != "0" {
+		t.Errorf("acpterm exit status %q, want 0", st)
+	}
+}
+
+func TestTUIClaudeNewReject(t *testing.T) { testTUIReject(t, claudeNewOwned, `Created the file\.`) }
+func TestTUICodexReject(t *testing.T)     { testTUIReject(t, codexOwned, `cancelled`) }
