@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -344,6 +345,10 @@ var bannedPrograms = map[string]string{
 	"make": "a build runner executing workspace recipes", "just": "a build runner executing workspace recipes",
 }
 
+// versionedInterp matches versioned interpreter names such as python3.12, ruby3.2, perl5.36,
+// php8.2, lua5.4, node20 (but not phpunit or luacheck).
+var versionedInterp = regexp.MustCompile(`^(python|pypy|ruby|perl|php|lua|luajit|node|tclsh|wish)[0-9][0-9.]*$`)
+
 // bannedHead says why argv may never get an "always" grant (policy.md c.3 step 9): shells,
 // interpreters, env, sudo/doas/su, xargs, find with -exec, git -c (and other program-launching
 // git globals), npm/yarn/pnpm run, make, just. "" when a grant is fine.
@@ -355,8 +360,7 @@ func bannedHead(argv []string) string {
 	if why, ok := bannedPrograms[prog]; ok {
 		return prog + " is " + why
 	}
-	if strings.HasPrefix(prog, "python") || strings.HasPrefix(prog, "ruby") || strings.HasPrefix(prog, "perl") ||
-		strings.HasPrefix(prog, "php") || strings.HasPrefix(prog, "lua") {
+	if versionedInterp.MatchString(prog) {
 		return prog + " is an interpreter"
 	}
 	switch prog {

@@ -83,6 +83,17 @@ func TestGrantSubcommandAndSession(t *testing.T) {
 	if err != nil || gs[0].Prefix || !slices.Equal(gs[0].Argv, []string{"du", "-sh", "."}) {
 		t.Errorf("du grant = %+v, %v", gs, err)
 	}
+	// Tools whose names merely start like an interpreter's are fine.
+	for _, prog := range []string{"phpunit", "luacheck", "perltidy", "rubocop", "pythonfmt"} {
+		if _, err := e.GrantWith(askDecision(askLeaf("/usr/bin/"+prog, prog, "x")), GrantOptions{}); err != nil {
+			t.Errorf("%s: %v", prog, err)
+		}
+	}
+	for _, prog := range []string{"python3.12", "ruby3.2", "perl5.36", "php8", "lua5.4", "node20"} {
+		if _, err := e.GrantWith(askDecision(askLeaf("/usr/bin/"+prog, prog, "x")), GrantOptions{}); err == nil || !strings.HasSuffix(err.Error(), prog+" is an interpreter") {
+			t.Errorf("%s: %v", prog, err)
+		}
+	}
 	// Several asking leaves: one grant each.
 	gs, err = e.GrantWith(askDecision(askLeaf("", "make1", "a"), askLeaf("", "tool", "b")), GrantOptions{})
 	if err != nil || len(gs) != 2 {
