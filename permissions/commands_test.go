@@ -201,6 +201,10 @@ func TestDecideCommandRequest(t *testing.T) {
 		{CommandRequest{Command: "FOO=1"}, Allow, []string{"/bin/sh", "-c", "FOO=1"}, true, "runs no commands"},
 		{CommandRequest{Command: "# just a comment"}, Allow, []string{"/bin/sh", "-c", "# just a comment"}, true, ""},
 		{CommandRequest{Command: "[[ -f x ]] && ls"}, Ask, []string{"/bin/sh", "-c", "[[ -f x ]] && ls"}, true, ""},
+		{CommandRequest{Command: "cd /etc && ls"}, Ask, []string{"/bin/sh", "-c", "cd /etc && ls"}, true, "cd to /etc, which is outside the roots"},
+		{CommandRequest{Command: "cd . && ls"}, Allow, []string{"/bin/sh", "-c", "cd . && ls"}, true, ""},
+		{CommandRequest{Command: `echo "files: $(ls | head -n 3)"`}, Allow, []string{"/bin/sh", "-c", `echo "files: $(ls | head -n 3)"`}, true, ""},
+		{CommandRequest{Command: `git $(echo -c) log`}, Ask, []string{"/bin/sh", "-c", `git $(echo -c) log`}, true, "program-launching option"},
 	}
 	for _, c := range cases {
 		d := f.e.DecideCommand(c.r)
@@ -233,7 +237,11 @@ func TestDecideCommandGrants(t *testing.T) {
 		t.Fatal(err)
 	}
 	d = f.e.DecideCommand(CommandRequest{Session: "s1", Command: "echo $(id)"})
-	if d.Verdict != Ask || d.Rule != "construct: command substitution" {
+	if d.Verdict != Allow || d.Leaves[0].Rule != "grant: "+d.Grant {
+		t.Errorf("granted leaf inside a substitution: %s %q %+v", d.Verdict, d.Rule, d.Leaves)
+	}
+	d = f.e.DecideCommand(CommandRequest{Session: "s1", Command: "id &"})
+	if d.Verdict != Ask || d.Rule != "construct: background process" {
 		t.Errorf("grant over a construct: %s %q", d.Verdict, d.Rule)
 	}
 	if _, err := f.e.grants.Add(Grant{Session: "s1", Argv: []string{"rm", "x"}}); err != nil {

@@ -546,11 +546,16 @@ func (a *analyzer) scan(n syntax.Node, c actx) {
 			if x.Backquotes {
 				name = "`…`"
 			}
-			a.note(Ask, "command substitution", "command substitution "+name+" runs a command whose output becomes words")
+			// The commands inside are leaves of their own (B04); the output only becomes words,
+			// which are dynamic: a dynamic program name, a dynamic argument to a tool with
+			// program-launching options or a dynamic redirect target is at least ask. So the
+			// substitution itself does not raise the verdict (the issue lists "substitution as
+			// a program name", not every substitution).
+			a.notes = append(a.notes, finding{verdict: Allow, rule: "construct: command substitution", reason: "command substitution " + name, construct: "command substitution"})
 			a.stmts(x.Stmts, a.deeper(c, name))
 			return false
 		case *syntax.ProcSubst:
-			a.note(Ask, "process substitution", "process substitution <(…)/>(…) runs a command")
+			a.notes = append(a.notes, finding{verdict: Allow, rule: "construct: process substitution", reason: "process substitution <(…)/>(…)", construct: "process substitution"})
 			a.stmts(x.Stmts, a.deeper(c, "<(…)"))
 			return false
 		case *syntax.ArithmExp:
@@ -1064,6 +1069,20 @@ func (a *analyzer) builtin(name string, words []wv, c actx) bool {
 
 // cd records the new candidate working directories after cd/pushd (B27).
 func (a *analyzer) cd(args []wv) {
+	before := len(a.cwd.dirs)
+	defer func() {
+		// Leaving the roots is at least ask: the request cwd must be inside them (B36), and a
+		// cd in the script must not be a way around that.
+		if a.pol == nil || a.pol.roots == nil {
+			return
+		}
+		for _, d := range a.cwd.dirs[min(before, len(a.cwd.dirs)):] {
+			real, err := realPath(d)
+			if err != nil || !a.pol.roots.Contains(real) {
+				a.note(Ask, "cd outside roots", "cd to "+d+", which is outside the roots")
+			}
+		}
+	}()
 	var target *wv
 	for i := range args {
 		w := args[i]
