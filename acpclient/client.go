@@ -129,6 +129,7 @@ type Client struct {
 	cond        *sync.Cond // prompt queue
 	info        Info
 	sessionID   string
+	started     bool // SessionStarted was emitted; before that updates are buffered (P6)
 	early       []acp.SessionNotification
 	prompts     []string
 	inTurn      bool
@@ -335,7 +336,8 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 	case c.o.LoadSession != "" && init.AgentCapabilities.LoadSession:
 		what = "session/load"
 		sid = c.o.LoadSession
-		// Updates replayed before the response belong to this id: register it first.
+		// Updates replayed before the response belong to this id (they are buffered until
+		// SessionStarted is out, like any update before setup ends).
 		c.mu.Lock()
 		c.sessionID = sid
 		c.mu.Unlock()
@@ -370,6 +372,7 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 	c.info.SessionID = sid
 	c.info.Modes, c.info.Models, c.info.ConfigOptions = modes, models, opts
 	c.q.push(SessionStarted{Info: c.infoLocked()})
+	c.started = true
 	early := c.early
 	c.early = nil
 	for _, n := range early {

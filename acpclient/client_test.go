@@ -273,6 +273,9 @@ func TestLoadSessionReplays(t *testing.T) {
 		t.Fatalf("session = %q", h.c.Info().SessionID)
 	}
 	h.turn("echo new")
+	if _, ok := h.snapshot()[0].(SessionStarted); !ok {
+		t.Errorf("replayed updates came before SessionStarted: %s", summarize(h.snapshot()[:3]))
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var texts []string

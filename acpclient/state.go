@@ -1,6 +1,8 @@
 package acpclient
 
 import (
+	"strings"
+
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/acpterm/acpterm/terminals"
@@ -32,6 +34,8 @@ type Message struct {
 	Text string
 	// Blocks are its non-text content blocks (images, audio, resources, resource links), in order.
 	Blocks []acp.ContentBlock
+
+	buf strings.Builder // Text's storage: appending a chunk is amortised O(chunk), not O(text)
 }
 
 // ToolCall is the accumulated state of one tool call (ACP tool_call + tool_call_update).
@@ -437,7 +441,12 @@ func (s *State) appendChunk(role, id string, c acp.ContentBlock, forceNew bool) 
 	}
 	switch {
 	case c.Text != nil:
-		m.Text += c.Text.Text
+		if m.buf.Len() != len(m.Text) { // Text was set by someone else: start from it
+			m.buf.Reset()
+			m.buf.WriteString(m.Text)
+		}
+		m.buf.WriteString(c.Text.Text)
+		m.Text = m.buf.String()
 	case c.Image != nil, c.Audio != nil, c.ResourceLink != nil, c.Resource != nil:
 		m.Blocks = append(m.Blocks, c)
 	}

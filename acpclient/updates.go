@@ -24,7 +24,7 @@ func (c *Client) SessionUpdate(_ context.Context, n acp.SessionNotification) err
 func (c *Client) onNotification(n acp.SessionNotification) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.sessionID == "" {
+	if !c.started {
 		if len(c.early) < maxEarlyUpdates {
 			c.early = append(c.early, n)
 		} else {
