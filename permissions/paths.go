@@ -92,10 +92,14 @@ func (r *Roots) Resolve(p string) (real, root string, err error) {
 	}
 	root, ok := r.rootOf(real)
 	if !ok {
-		if real != filepath.Clean(p) {
-			return real, "", fmt.Errorf("%w: %s (really %s) is outside the roots %s", ErrOutside, p, real, strings.Join(r.real, ", "))
+		roots := strings.Join(r.real, ", ")
+		if roots == "" {
+			roots = "(none configured)"
 		}
-		return real, "", fmt.Errorf("%w: %s is outside the roots %s", ErrOutside, p, strings.Join(r.real, ", "))
+		if real != filepath.Clean(p) {
+			return real, "", fmt.Errorf("%w: %s (really %s) is outside the roots %s", ErrOutside, p, real, roots)
+		}
+		return real, "", fmt.Errorf("%w: %s is outside the roots %s", ErrOutside, p, roots)
 	}
 	return real, root, nil
 }
