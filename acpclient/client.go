@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -119,11 +120,12 @@ type Client struct {
 	sdkR *io.PipeReader
 	sdkW *io.PipeWriter
 
-	readDone chan struct{} // wire reader finished
-	gone     chan struct{} // AgentExited pushed, terminals released
-	lifeCtx  context.Context
-	lifeStop context.CancelFunc
-	wg       sync.WaitGroup
+	readDone  chan struct{} // wire reader finished
+	readBytes atomic.Int64  // bytes read from the agent's stdout (progress, for supervise)
+	gone      chan struct{} // AgentExited pushed, terminals released
+	lifeCtx   context.Context
+	lifeStop  context.CancelFunc
+	wg        sync.WaitGroup
 
 	mu          sync.Mutex
 	cond        *sync.Cond // prompt queue
@@ -415,12 +417,20 @@ func (c *Client) setupError(what string, ctx context.Context, err error) error {
 func (c *Client) supervise() {
 	select {
 	case <-c.proc.exited:
-		select {
-		case <-c.readDone:
-		case <-time.After(500 * time.Millisecond):
-			// A grandchild still holds the agent's stdout: stop reading.
-			c.proc.closeStdout()
-			<-c.readDone
+		// Read what the agent wrote before it died; if the pipe stays open but silent (a
+		// grandchild still holds the agent's stdout), stop reading after 250 ms of silence.
+		for last := c.readBytes.Load(); ; {
+			select {
+			case <-c.readDone:
+			case <-time.After(250 * time.Millisecond):
+				if n := c.readBytes.Load(); n != last {
+					last = n
+					continue
+				}
+				c.proc.closeStdout()
+				<-c.readDone
+			}
+			break
 		}
 	case <-c.readDone:
 		// stdout closed but the agent lives on: it cannot talk to us any more.

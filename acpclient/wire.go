@@ -65,6 +65,7 @@ func (c *Client) readWire() {
 	tooLong := false
 	for {
 		chunk, err := r.ReadSlice('\n')
+		c.readBytes.Add(int64(len(chunk)))
 		if len(chunk) > 0 && !tooLong {
 			if len(buf)+len(chunk) > maxLine {
 				tooLong = true
