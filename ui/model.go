@@ -30,6 +30,12 @@ type (
 		what string
 		err  error
 	}
+	// grantsMsg is the grant list after a revoke (err: the revoke failed).
+	grantsMsg struct {
+		list []permissions.Grant
+		id   string
+		err  error
+	}
 	// pagerDoneMsg ends a $PAGER run; path is the temp file to remove.
 	pagerDoneMsg struct {
 		path string
@@ -245,6 +251,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case cmdErrMsg:
 		m.addBanner("error", msg.what+": "+msg.err.Error())
 		return m, nil
+	case grantsMsg:
+		if msg.err != nil {
+			m.addBanner("error", "revoke "+msg.id+": "+msg.err.Error())
+		}
+		m.grantList = msg.list
+		m.grantSel = min(m.grantSel, max(len(m.grantList)-1, 0))
+		m.markDirty()
+		return m, nil
 	case pagerDoneMsg:
 		if msg.path != "" {
 			_ = os.Remove(msg.path)
@@ -351,10 +365,14 @@ func (m *Model) onTick(t tickMsg) tea.Cmd {
 	}
 	if now := m.now(); now.Sub(m.lastElapsedRedraw) >= elapsedInterval {
 		for _, p := range m.panes {
-			if p.exit == nil {
-				m.lastElapsedRedraw = now
-				m.needFrame = true
-				break
+			if p.exit != nil {
+				continue
+			}
+			m.lastElapsedRedraw = now
+			m.needFrame = true
+			if p.term != nil && !p.truncated {
+				// Once a second per running pane: has the transcript dropped output yet?
+				p.truncated = p.term.Output().Truncated
 			}
 		}
 	}

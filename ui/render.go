@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	uv "github.com/charmbracelet/ultraviolet"
@@ -246,8 +247,18 @@ func (m *Model) policySource() string {
 
 // helpOverlay shows every key binding (bubbles help, full view).
 func (m *Model) helpOverlay(area uv.Rectangle) string {
-	m.help.SetWidth(max(area.Dx()-6, 20))
-	body := m.help.FullHelpView(m.keys.fullHelp())
+	avail := max(area.Dx()-6, 20)
+	m.help.SetWidth(0)
+	groups := m.keys.fullHelp()
+	body := m.help.FullHelpView(groups)
+	if lipgloss.Width(body) > avail {
+		// Too narrow for the columns side by side: one group under the other.
+		parts := make([]string, 0, len(groups))
+		for _, g := range groups {
+			parts = append(parts, m.help.FullHelpView([][]key.Binding{g}))
+		}
+		body = strings.Join(parts, "\n\n")
+	}
 	title := m.st.ModalTitle.Render("Keys") + m.st.Dim.Render(" · any key closes")
 	return m.st.Modal.Render(title + "\n\n" + body)
 }

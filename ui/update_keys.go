@@ -243,12 +243,12 @@ func (m *Model) handleGrantsKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.d.grants == nil || m.grantSel >= len(m.grantList) {
 			return nil
 		}
-		id := m.grantList[m.grantSel].ID
-		if err := m.d.grants.Revoke(id); err != nil {
-			m.addBanner("error", "revoke "+id+": "+err.Error())
+		id, g := m.grantList[m.grantSel].ID, m.d.grants
+		// Revoking a saved grant rewrites the grants file: done in a Cmd, not in Update.
+		return func() tea.Msg {
+			err := g.Revoke(id)
+			return grantsMsg{list: g.Grants(), id: id, err: err}
 		}
-		m.grantList = m.d.grants.Grants()
-		m.grantSel = min(m.grantSel, max(len(m.grantList)-1, 0))
 	default:
 		if key.Matches(k, m.keys.Quit) {
 			return m.quit()
