@@ -65,7 +65,8 @@ type Options struct {
 	// Record, when non-nil, receives one JSON object per line for every answer the agent got
 	// from the client (permission outcomes, terminal results, fs results). Writes are serialized.
 	Record io.Writer
-	// Log receives the SDK's and the agent's diagnostics; nil → discard.
+	// Log receives the agent's diagnostics; nil → discard. (The SDK itself logs through
+	// slog.Default.)
 	Log *slog.Logger
 	// LongSeconds is the default length of the "long" ticker in seconds; 0 → 20.
 	LongSeconds int
@@ -89,10 +90,13 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	}
 	base, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a := &agent{opts: o, base: base, sessions: map[acp.SessionId]*session{}}
+	a := &agent{opts: o, base: base, sessions: map[acp.SessionId]*session{}, ready: make(chan struct{})}
+	// The connection starts serving at once, so handlers wait for a.conn (ready). SetLogger is
+	// not called: it races with the SDK's goroutines (acp-client.md P1); the SDK logs through
+	// slog.Default, which the caller sets.
 	conn := acp.NewAgentSideConnection(a, out, in)
-	conn.SetLogger(o.Log)
 	a.conn = conn
+	close(a.ready)
 	select {
 	case <-conn.Done():
 		return nil
@@ -109,9 +113,10 @@ type session struct {
 }
 
 type agent struct {
-	opts Options
-	base context.Context // connection lifetime: used for every request to the client
-	conn *acp.AgentSideConnection
+	opts  Options
+	base  context.Context // connection lifetime: used for every request to the client
+	conn  *acp.AgentSideConnection
+	ready chan struct{} // closed once conn is set
 
 	mu       sync.Mutex
 	sessions map[acp.SessionId]*session
@@ -259,9 +264,15 @@ func splitPrompt(s string) (word, rest string) {
 	return strings.ToLower(word), strings.TrimSpace(rest)
 }
 
+// peer returns the connection once Run has set it.
+func (a *agent) peer() *acp.AgentSideConnection {
+	<-a.ready
+	return a.conn
+}
+
 // update sends one session/update; errors (client gone) are logged, never fatal.
 func (a *agent) update(s *session, u acp.SessionUpdate) {
-	if err := a.conn.SessionUpdate(a.base, acp.SessionNotification{SessionId: s.id, Update: u}); err != nil {
+	if err := a.peer().SessionUpdate(a.base, acp.SessionNotification{SessionId: s.id, Update: u}); err != nil {
 		a.opts.Log.Debug("demo: session/update failed", "err", err)
 	}
 }

@@ -198,7 +198,7 @@ func (t *turn) perm() {
 		acp.WithStartKind(acp.ToolKindDelete), acp.WithStartStatus(acp.ToolCallStatusPending),
 		acp.WithStartLocations([]acp.ToolCallLocation{{Path: filepath.Join(t.s.cwd, "build")}}),
 		acp.WithStartRawInput(map[string]any{"path": filepath.Join(t.s.cwd, "build")})))
-	resp, err := t.a.conn.RequestPermission(t.a.base, acp.RequestPermissionRequest{
+	resp, err := t.a.peer().RequestPermission(t.a.base, acp.RequestPermissionRequest{
 		SessionId: t.s.id,
 		ToolCall: acp.ToolCallUpdate{
 			ToolCallId: id, Title: acp.Ptr(title), Kind: acp.Ptr(acp.ToolKindDelete),
@@ -241,7 +241,7 @@ func (t *turn) startTerminal(title, command string) (acp.ToolCallId, terminalRes
 	t.a.update(t.s, acp.StartToolCall(id, title,
 		acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusPending),
 		acp.WithStartRawInput(map[string]any{"command": command})))
-	resp, err := t.a.conn.CreateTerminal(t.a.base, acp.CreateTerminalRequest{
+	resp, err := t.a.peer().CreateTerminal(t.a.base, acp.CreateTerminalRequest{
 		SessionId: t.s.id, Command: command, Cwd: acp.Ptr(t.s.cwd),
 	})
 	if err != nil {
@@ -263,13 +263,13 @@ func (t *turn) finishTerminal(id acp.ToolCallId, r terminalResult, command strin
 	}
 	// The wait uses the prompt context: on session/cancel the SDK sends $/cancel_request, which
 	// aborts only the wait; the agent then kills the command itself.
-	_, werr := t.a.conn.WaitForTerminalExit(t.ctx, acp.WaitForTerminalExitRequest{SessionId: t.s.id, TerminalId: r.id})
+	_, werr := t.a.peer().WaitForTerminalExit(t.ctx, acp.WaitForTerminalExitRequest{SessionId: t.s.id, TerminalId: r.id})
 	if werr != nil {
-		if _, err := t.a.conn.KillTerminal(t.a.base, acp.KillTerminalRequest{SessionId: t.s.id, TerminalId: r.id}); err != nil {
+		if _, err := t.a.peer().KillTerminal(t.a.base, acp.KillTerminalRequest{SessionId: t.s.id, TerminalId: r.id}); err != nil {
 			t.a.opts.Log.Debug("demo: terminal/kill failed", "err", err)
 		}
 	}
-	out, err := t.a.conn.TerminalOutput(t.a.base, acp.TerminalOutputRequest{SessionId: t.s.id, TerminalId: r.id})
+	out, err := t.a.peer().TerminalOutput(t.a.base, acp.TerminalOutputRequest{SessionId: t.s.id, TerminalId: r.id})
 	if err != nil {
 		r.err = err
 	} else {
@@ -283,7 +283,7 @@ func (t *turn) finishTerminal(id acp.ToolCallId, r terminalResult, command strin
 			}
 		}
 	}
-	if _, err := t.a.conn.ReleaseTerminal(t.a.base, acp.ReleaseTerminalRequest{SessionId: t.s.id, TerminalId: r.id}); err != nil {
+	if _, err := t.a.peer().ReleaseTerminal(t.a.base, acp.ReleaseTerminalRequest{SessionId: t.s.id, TerminalId: r.id}); err != nil {
 		t.a.opts.Log.Debug("demo: terminal/release failed", "err", err)
 	}
 	status := acp.ToolCallStatusFailed
@@ -342,7 +342,7 @@ func (t *turn) write() {
 		acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending),
 		acp.WithStartLocations([]acp.ToolCallLocation{{Path: path, Line: acp.Ptr(1)}})))
 	old, existed := "", true
-	rd, err := t.a.conn.ReadTextFile(t.a.base, acp.ReadTextFileRequest{SessionId: t.s.id, Path: path})
+	rd, err := t.a.peer().ReadTextFile(t.a.base, acp.ReadTextFileRequest{SessionId: t.s.id, Path: path})
 	if err != nil {
 		existed = false
 		t.a.record("read_file", map[string]any{"path": path, "error": err.Error()})
@@ -363,7 +363,7 @@ func (t *turn) write() {
 	t.a.update(t.s, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress),
 		acp.WithUpdateContent([]acp.ToolCallContent{diff}),
 		acp.WithUpdateLocations([]acp.ToolCallLocation{{Path: path, Line: acp.Ptr(strings.Count(content, "\n"))}})))
-	_, err = t.a.conn.WriteTextFile(t.a.base, acp.WriteTextFileRequest{SessionId: t.s.id, Path: path, Content: content})
+	_, err = t.a.peer().WriteTextFile(t.a.base, acp.WriteTextFileRequest{SessionId: t.s.id, Path: path, Content: content})
 	if err != nil {
 		t.a.record("write_file", map[string]any{"path": path, "error": err.Error()})
 		t.a.update(t.s, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
