@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -76,12 +77,24 @@ func (g Grant) matches(leaf Leaf) bool {
 	return len(leaf.Argv) == len(g.Argv) && slices.Equal(leaf.Argv[1:], g.Argv[1:])
 }
 
-// GrantStore keeps grants in memory and, for saved ones, in a JSON file (mode 0600). It is safe
-// for concurrent use.
+// GrantStore keeps grants in memory and, for saved ones, in a JSON file (mode 0600). The file is
+// the truth for saved grants: it is re-read whenever it changed on disk (another acpterm saved or
+// revoked one), and every change is made under an exclusive lock on "<file>.lock" after a fresh
+// read, so concurrent processes neither lose grants nor bring back a revoked one. It is safe for
+// concurrent use.
 type GrantStore struct {
 	mu     sync.Mutex
 	file   string
-	grants []Grant
+	grants []Grant   // session grants and the saved grants last read from file
+	stamp  fileStamp // the file as last read ("" file: unused)
+}
+
+// fileStamp identifies one version of the grants file.
+type fileStamp struct {
+	ino   uint64
+	size  int64
+	mtime time.Time
+	exist bool
 }
 
 // grantsFile is the on-disk form.
@@ -91,66 +104,127 @@ type grantsFile struct {
 }
 
 // NewGrantStore loads the saved grants from file ("" = no persistence; a missing file is an
-// empty store). Errors: the file is unreadable, not valid JSON of the expected shape, or a grant
-// in it is malformed (empty argv, or a banned head such as a shell).
+// empty store). Errors: the file is not a regular file, is writable by others or owned by
+// another user, is not valid JSON of the expected shape, or a grant in it is malformed (no id,
+// empty argv, or a banned head such as a shell).
 func NewGrantStore(file string) (*GrantStore, error) {
 	s := &GrantStore{file: file}
 	if file == "" {
 		return s, nil
 	}
+	saved, stamp, err := readGrantsFile(file)
+	if err != nil {
+		return nil, err
+	}
+	s.grants, s.stamp = saved, stamp
+	return s, nil
+}
+
+// readGrantsFile reads and validates the saved grants (none when the file does not exist).
+func readGrantsFile(file string) ([]Grant, fileStamp, error) {
 	fh, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO must not block
 	if errors.Is(err, os.ErrNotExist) {
-		return s, nil
+		return nil, fileStamp{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("grants file: %w", err)
+		return nil, fileStamp{}, fmt.Errorf("grants file: %w", err)
 	}
 	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, fileStamp{}, fmt.Errorf("grants file: %w", err)
+	}
 	// Saved grants turn asks into allows: a file someone else could write is refused.
-	if st, err := fh.Stat(); err != nil {
-		return nil, fmt.Errorf("grants file: %w", err)
-	} else {
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("grants file %s: not a regular file", file)
-		}
-		if st.Size() > 16<<20 {
-			return nil, fmt.Errorf("grants file %s: %d bytes is too large", file, st.Size())
-		}
-		if st.Mode().Perm()&0o022 != 0 {
-			return nil, fmt.Errorf("grants file %s: writable by group or others (mode %04o); run chmod 600 on it", file, st.Mode().Perm())
-		}
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
-			return nil, fmt.Errorf("grants file %s: owned by uid %d, not the current user", file, sys.Uid)
-		}
+	if !st.Mode().IsRegular() {
+		return nil, fileStamp{}, fmt.Errorf("grants file %s: not a regular file", file)
+	}
+	if st.Size() > 16<<20 {
+		return nil, fileStamp{}, fmt.Errorf("grants file %s: %d bytes is too large", file, st.Size())
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return nil, fileStamp{}, fmt.Errorf("grants file %s: writable by group or others (mode %04o); run chmod 600 on it", file, st.Mode().Perm())
+	}
+	stamp := stampOf(st)
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+		return nil, fileStamp{}, fmt.Errorf("grants file %s: owned by uid %d, not the current user", file, sys.Uid)
 	}
 	data, err := io.ReadAll(fh)
 	if err != nil {
-		return nil, fmt.Errorf("grants file %s: %w", file, err)
+		return nil, fileStamp{}, fmt.Errorf("grants file %s: %w", file, err)
 	}
 	var gf grantsFile
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&gf); err != nil {
-		return nil, fmt.Errorf("grants file %s: %w", file, err)
+		return nil, fileStamp{}, fmt.Errorf("grants file %s: %w", file, err)
 	}
 	if gf.Version != 1 {
-		return nil, fmt.Errorf("grants file %s: unsupported version %d (want 1)", file, gf.Version)
+		return nil, fileStamp{}, fmt.Errorf("grants file %s: unsupported version %d (want 1)", file, gf.Version)
 	}
+	var out []Grant
 	for i, g := range gf.Grants {
 		if g.ID == "" {
-			return nil, fmt.Errorf("grants file %s: grant %d has no id", file, i+1)
+			return nil, fileStamp{}, fmt.Errorf("grants file %s: grant %d has no id", file, i+1)
 		}
 		if err := g.check(); err != nil {
-			return nil, fmt.Errorf("grants file %s: grant %s: %v", file, g.ID, err)
+			return nil, fileStamp{}, fmt.Errorf("grants file %s: grant %s: %v", file, g.ID, err)
 		}
 		if why := bannedHead(g.Argv); !g.isFile() && why != "" {
-			return nil, fmt.Errorf("grants file %s: grant %s (%s) is not allowed: %s", file, g.ID, strings.Join(g.Argv, " "), why)
+			return nil, fileStamp{}, fmt.Errorf("grants file %s: grant %s (%s) is not allowed: %s", file, g.ID, strings.Join(g.Argv, " "), why)
 		}
 		g.Saved = true
 		g.Session = ""
-		s.grants = append(s.grants, g)
+		out = append(out, g)
 	}
-	return s, nil
+	return out, stamp, nil
+}
+
+func stampOf(st fs.FileInfo) fileStamp {
+	fsm := fileStamp{size: st.Size(), mtime: st.ModTime(), exist: true}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		fsm.ino = sys.Ino
+	}
+	return fsm
+}
+
+// refreshLocked re-reads the saved grants when the file changed since the last read (or force).
+// A file that became unreadable or invalid drops every saved grant (fail closed) and returns
+// the error.
+func (s *GrantStore) refreshLocked(force bool) error {
+	if s.file == "" {
+		return nil
+	}
+	var now fileStamp
+	if st, err := os.Stat(s.file); err == nil {
+		now = stampOf(st)
+	}
+	if !force && now == s.stamp {
+		return nil
+	}
+	saved, stamp, err := readGrantsFile(s.file)
+	kept := slices.DeleteFunc(s.grants, func(g Grant) bool { return g.Saved })
+	if err != nil {
+		s.grants, s.stamp = kept, now
+		return err
+	}
+	s.grants, s.stamp = append(kept, saved...), stamp
+	return nil
+}
+
+// lockFile takes the exclusive lock that serialises grants-file updates between processes.
+func (s *GrantStore) lockFile() (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(s.file), 0o700); err != nil {
+		return nil, fmt.Errorf("grants file: %w", err)
+	}
+	f, err := os.OpenFile(s.file+".lock", os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("grants file lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("grants file lock: %w", err)
+	}
+	return func() { f.Close() }, nil // closing releases the flock
 }
 
 // Allows reports whether a grant covers leaf in session, and which. The caller consults it only
@@ -162,6 +236,7 @@ func (s *GrantStore) Allows(session string, leaf Leaf) (grantID string, ok bool)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refreshLocked(false) // on error the saved grants are gone: fail closed
 	for _, g := range s.grants {
 		if (g.Saved || g.Session == "" || g.Session == session) && g.matches(leaf) {
 			return g.ID, true
@@ -196,6 +271,7 @@ func (s *GrantStore) AllowsPath(op, real string) (grantID string, ok bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refreshLocked(false)
 	for _, g := range s.grants {
 		if g.Kind == op && g.Path == real {
 			return g.ID, true
@@ -208,6 +284,7 @@ func (s *GrantStore) AllowsPath(op, real string) (grantID string, ok bool) {
 func (s *GrantStore) List() []Grant {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refreshLocked(false)
 	out := make([]Grant, len(s.grants))
 	for i, g := range s.grants {
 		g.Argv = slices.Clone(g.Argv)
@@ -248,6 +325,16 @@ func (s *GrantStore) add(g Grant) (Grant, bool, error) {
 	if g.Saved && s.file == "" {
 		return Grant{}, false, fmt.Errorf("grant: cannot save %q: no grants file configured", strings.TrimPrefix(g.Rule(), "grant: "))
 	}
+	if g.Saved {
+		unlock, err := s.lockFile()
+		if err != nil {
+			return Grant{}, false, err
+		}
+		defer unlock()
+		if err := s.refreshLocked(true); err != nil {
+			return Grant{}, false, err
+		}
+	}
 	for _, old := range s.grants {
 		if old.Saved == g.Saved && old.Session == g.Session && old.Prefix == g.Prefix && old.Kind == g.Kind &&
 			old.Path == g.Path && old.Program == g.Program && slices.Equal(old.Argv, g.Argv) {
@@ -264,22 +351,37 @@ func (s *GrantStore) add(g Grant) (Grant, bool, error) {
 	return g, true, nil
 }
 
-// Revoke removes the grant with id (and rewrites the grants file when it was saved).
-// Error: no such grant, or the file cannot be written.
+// Revoke removes the grant with id; a saved grant is removed from the grants file too (a grant
+// another acpterm already revoked counts as removed). Error: no such grant, or the file cannot
+// be written.
 func (s *GrantStore) Revoke(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := slices.IndexFunc(s.grants, func(g Grant) bool { return g.ID == id })
+	i := slices.IndexFunc(s.grants, func(g Grant) bool { return g.ID == id }) // as last listed
 	if i < 0 {
 		return fmt.Errorf("revoke: no grant %q", id)
 	}
+	if !s.grants[i].Saved {
+		s.grants = slices.Delete(s.grants, i, i+1)
+		return nil
+	}
+	unlock, err := s.lockFile()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := s.refreshLocked(true); err != nil {
+		return err
+	}
+	i = slices.IndexFunc(s.grants, func(g Grant) bool { return g.ID == id })
+	if i < 0 {
+		return nil // revoked elsewhere meanwhile
+	}
 	g := s.grants[i]
 	s.grants = slices.Delete(s.grants, i, i+1)
-	if g.Saved {
-		if err := s.saveLocked(); err != nil {
-			s.grants = slices.Insert(s.grants, i, g)
-			return err
-		}
+	if err := s.saveLocked(); err != nil {
+		s.grants = slices.Insert(s.grants, i, g)
+		return err
 	}
 	return nil
 }
@@ -322,6 +424,9 @@ func (s *GrantStore) saveLocked() error {
 	if werr != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("grants file %s: %w", s.file, werr)
+	}
+	if st, err := os.Stat(s.file); err == nil {
+		s.stamp = stampOf(st)
 	}
 	return nil
 }

@@ -334,3 +334,76 @@ func TestProtectsOwnFiles(t *testing.T) {
 		t.Errorf("neighbour: %s %q", d.Verdict, d.Reason)
 	}
 }
+
+// Two acpterm processes share the grants file: each sees the other's saved grants, and a
+// revocation is never undone by the other's next save.
+func TestGrantsSharedBetweenProcesses(t *testing.T) {
+	s := newFSSandbox(t)
+	file := filepath.Join(s.base, "state", "grants.json")
+	a, err := NewGrantStore(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewGrantStore(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := func(w string) Leaf { return askLeaf("/usr/bin/tool", "tool", w) }
+	g1, err := a.Add(Grant{Argv: []string{"tool", "one"}, Program: "/usr/bin/tool", Saved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, ok := b.Allows("s", leaf("one")); !ok || id != g1.ID {
+		t.Fatalf("b does not see a's saved grant: %q %v", id, ok)
+	}
+	g2, err := b.Add(Grant{Argv: []string{"tool", "two"}, Program: "/usr/bin/tool", Saved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(gs []Grant) []string {
+		var out []string
+		for _, g := range gs {
+			out = append(out, g.ID)
+		}
+		return out
+	}
+	if got := ids(a.List()); !slices.Equal(got, []string{g1.ID, g2.ID}) {
+		t.Fatalf("a lists %q, want [%s %s]", got, g1.ID, g2.ID)
+	}
+	// a revokes g1; b must not resurrect it when it saves next.
+	if err := a.Revoke(g1.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.Allows("s", leaf("one")); ok {
+		t.Error("b still allows a revoked grant")
+	}
+	g3, err := b.Add(Grant{Argv: []string{"tool", "three"}, Program: "/usr/bin/tool", Saved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewGrantStore(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(c.List()); !slices.Equal(got, []string{g2.ID, g3.ID}) {
+		t.Errorf("file holds %q, want [%s %s]", got, g2.ID, g3.ID)
+	}
+	// Revoking a grant someone else already revoked succeeds.
+	if err := b.Revoke(g2.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Revoke(g2.ID); err != nil {
+		t.Errorf("revoke of an already revoked grant: %v", err)
+	}
+	// A corrupted file drops the saved grants (fail closed); session grants stay.
+	if _, err := a.Add(Grant{Session: "s", Argv: []string{"tool", "mine"}}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, file, "{not json")
+	if _, ok := a.Allows("s", leaf("three")); ok {
+		t.Error("saved grant still allows after the file was corrupted")
+	}
+	if _, ok := a.Allows("s", leaf("mine")); !ok {
+		t.Error("session grant lost")
+	}
+}
