@@ -637,6 +637,7 @@ func (l *loader) keys(cfg *Config, keys map[string][]string) error {
 	if cfg.UI.Keys == nil {
 		cfg.UI.Keys = map[string][]string{}
 	}
+	boundTo := map[string]string{} // key → action, within this table
 	for _, a := range names {
 		key := "ui.keys." + a
 		if !slices.Contains(KeyActions, a) {
@@ -649,6 +650,10 @@ func (l *loader) keys(cfg *Config, keys map[string][]string) error {
 			if err := CheckKey(k); err != nil {
 				return l.errf(fmt.Sprintf("%s[%d]", key, i), "%s", err)
 			}
+			if other, dup := boundTo[k]; dup && other != a {
+				return l.errf(fmt.Sprintf("%s[%d]", key, i), "%q is already bound to %s", k, other)
+			}
+			boundTo[k] = a
 		}
 		cfg.UI.Keys[a] = slices.Clone(keys[a])
 	}
