@@ -32,6 +32,9 @@ type pane struct {
 	scroll  int            // lines scrolled back into history (0 = live)
 	size    terminals.Size // size last applied to the terminal (cells)
 	drawnAt uint64         // screen version last drawn
+
+	preview   []string // last lines for the tool-call card, as of screen version previewAt
+	previewAt uint64
 }
 
 // state describes the process state for the title: "running", "exit 0", "SIGKILL".

@@ -276,21 +276,28 @@ func toUVMouse(msg tea.MouseMsg, local tea.Mouse) uv.MouseEvent {
 	return nil
 }
 
-// preview returns the last non-empty lines of a terminal's screen for tool-call cards.
+// preview returns the last non-empty lines of a terminal's screen for tool-call cards, cached
+// per screen version (reading the screen text costs a pass over every cell).
 func (m *Model) preview(id string, n int) ([]string, string, bool) {
 	p := m.paneByID[id]
 	if p == nil || p.screen == nil {
 		return nil, "", false
 	}
-	lines := strings.Split(strings.TrimRight(p.screen.Text(), "\n"), "\n")
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
+	if v := p.screen.Version(); v != p.previewAt || p.preview == nil || len(p.preview) > n {
+		lines := strings.Split(strings.TrimRight(p.screen.Text(), "\n"), "\n")
+		for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if len(lines) > n {
+			lines = lines[len(lines)-n:]
+		}
+		for i, l := range lines {
+			lines[i] = sanitizeLine(l)
+		}
+		p.preview, p.previewAt = lines, v
+		if p.preview == nil {
+			p.preview = []string{}
+		}
 	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	for i, l := range lines {
-		lines[i] = sanitizeLine(l)
-	}
-	return lines, p.state(), true
+	return p.preview, p.state(), true
 }

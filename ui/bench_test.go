@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acpterm/acpterm/acpclient"
+	"github.com/acpterm/acpterm/terminals"
+)
+
+// floodText is realistic log output: plain, SGR-coloured, tabbed and long wrapping lines.
+func floodText(lines int) []byte {
+	var b strings.Builder
+	for i := 0; i < lines; i++ {
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "plain line %d lorem ipsum dolor sit amet consectetur\r\n", i)
+		case 1:
+			fmt.Fprintf(&b, "\x1b[1;32mbold green %d\x1b[0m \x1b[38;5;208midx208\x1b[0m \x1b[38;2;255;0;128mtruecolor\x1b[0m\r\n", i)
+		case 2:
+			fmt.Fprintf(&b, "\x1b[44m\tbg blue\ttabbed %d\x1b[0m\r\n", i)
+		default:
+			fmt.Fprintf(&b, "%s\r\n", strings.Repeat(fmt.Sprintf("wrap-%d ", i), 14))
+		}
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkFrame measures building one whole frame (conversation, four full panes, editor,
+// status bar → canvas → string) in a 202x54 window: the UI's cost per redraw under a flood.
+func BenchmarkFrame(b *testing.B) {
+	h := newHarness(&testing.T{}, nil)
+	h.send(tea.WindowSizeMsg{Width: 202, Height: 54})
+	h.ev(acpclient.TurnStarted{Prompt: "run the tests"})
+	h.ev(acpclient.SessionUpdated{Update: acp.UpdateAgentMessageText("I will run **four** commands:\n\n- one\n- two\n")})
+	data := floodText(400)
+	var screens []*terminals.Screen
+	for i := 0; i < 4; i++ {
+		scr := terminals.NewScreen(terminals.Size{Cols: 80, Rows: 24})
+		screens = append(screens, scr)
+		h.terms[fmt.Sprint("t", i)] = &fakeTerm{scr: scr}
+		h.ev(acpclient.TerminalStarted{ID: fmt.Sprint("t", i), ToolCallID: fmt.Sprint("c", i), Label: "flood"})
+	}
+	h.screenText()
+	for _, s := range screens {
+		s.Write(data)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.m.needFrame = true
+		h.m.redraw()
+	}
+	b.StopTimer()
+	for _, s := range screens {
+		_ = s.Close()
+	}
+}
