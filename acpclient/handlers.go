@@ -108,7 +108,15 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 		return acp.WriteTextFileResponse{}, reqErr(codeInvalidParams, "fs/write_text_file: path %q is not absolute", p.Path)
 	}
 	d := c.o.Engine.DecideWrite(p.Path)
+	c.mu.Lock()
+	_, approved := c.approved["write:"+filepath.Clean(p.Path)]
+	c.mu.Unlock()
 	var diff *FileDiff
+	if d.Verdict == permissions.Ask && approved {
+		// The user approved the agent's edit tool call for this path in this turn: not again.
+		d.Verdict = permissions.Allow
+		d.Rule = "approved tool call"
+	}
 	if d.Verdict == permissions.Ask {
 		diff = &FileDiff{Path: p.Path, NewText: p.Content}
 		if old, err := c.o.Engine.ReadFile(p.Path, nil, nil); err == nil {
@@ -132,7 +140,11 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 func (c *Client) gate(ctx context.Context, kind string, d permissions.Decision, path string, diff *FileDiff) error {
 	switch d.Verdict {
 	case permissions.Allow:
-		c.audit(kind, &d, "policy", "allow")
+		by := "policy"
+		if d.Rule == "approved tool call" {
+			by = "user"
+		}
+		c.audit(kind, &d, by, "allow")
 		return nil
 	case permissions.Ask:
 		if c.o.Headless {
@@ -219,7 +231,7 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 	label := commandLabel(p.Command, p.Args)
 	d := c.o.Engine.DecideCommand(req)
 	c.mu.Lock()
-	toolCallID, approved := c.approved[commandKey(p.Command, p.Args)]
+	toolCallID, approved := c.approved["cmd:"+commandKey(p.Command, p.Args)]
 	c.mu.Unlock()
 	switch d.Verdict {
 	case permissions.Allow:

@@ -435,3 +435,28 @@ func TestAllowAlwaysBecomesSessionGrant(t *testing.T) {
 		t.Errorf("asked %d times, want 1", n)
 	}
 }
+
+// claude-agent-acp 0.17.1's Write: the question (no kind, rawInput file_path+content) shows the
+// diff, and its approval covers the fs/write_text_file that follows in the same turn.
+func TestLegacyWriteAskedOnceWithDiff(t *testing.T) {
+	h := start(t, setup{})
+	p := filepath.Join(h.dir, "hello.txt")
+	h.c.Prompt("legacywrite " + p + " hi there")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	if ask.Kind != "agent" || ask.Policy == nil || ask.Policy.Verdict != "ask" ||
+		ask.Diff == nil || *ask.Diff != (FileDiff{Path: filepath.Join(h.cfg.Policy.Roots[0], "hello.txt"), NewText: "hi there"}) && *ask.Diff != (FileDiff{Path: p, NewText: "hi there"}) {
+		t.Fatalf("asked = %+v diff %+v", ask, ask.Diff)
+	}
+	h.c.Answer(ask.ID, Answer{OptionID: "allow"})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	if got := h.lastAgentText(); got != "wrote hi there" {
+		t.Errorf("agent saw %q", got)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "hi there" {
+		t.Errorf("file = %q", b)
+	}
+	if n := countEvents[PermissionAsked](h.snapshot()); n != 1 {
+		t.Errorf("asked %d times, want 1", n)
+	}
+}

@@ -207,12 +207,14 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 	if p.ToolCall.Content != nil {
 		ti.content = p.ToolCall.Content
 	}
-	d, approveKey := c.decideToolCall(&ti)
+	d, approveKeys := c.decideToolCall(&ti)
 
 	selected := func(id, by string) (acp.RequestPermissionResponse, error) {
-		if k := optionKind(p.Options, id); (k == acp.PermissionOptionKindAllowOnce || k == acp.PermissionOptionKindAllowAlways) && approveKey != "" {
+		if k := optionKind(p.Options, id); k == acp.PermissionOptionKindAllowOnce || k == acp.PermissionOptionKindAllowAlways {
 			c.mu.Lock()
-			c.approved[approveKey] = tcID
+			for _, key := range approveKeys {
+				c.approved[key] = tcID
+			}
 			c.mu.Unlock()
 		}
 		c.audit("permission", d, by, optionKind(p.Options, id))
@@ -266,7 +268,7 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 		r, err, _ := policyAnswer(false, "headless")
 		return r, err
 	}
-	req := c.ask(PermissionAsked{Kind: "agent", ToolCall: p.ToolCall, Options: p.Options, Policy: d})
+	req := c.ask(PermissionAsked{Kind: "agent", ToolCall: p.ToolCall, Options: p.Options, Policy: d, Diff: c.proposedDiff(&ti)})
 	r, err := c.await(ctx, req)
 	if err != nil {
 		c.audit("permission", d, "cancel", "cancelled")
@@ -279,7 +281,7 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 	// (session-scoped, saved with SaveRule; architecture.md decision 7), so the agent's later
 	// terminal/create of it is not asked again. The engine refuses grants for shells and
 	// interpreters; that is reported, not fatal.
-	if d != nil && d.Verdict == permissions.Ask && approveKey != "" &&
+	if d != nil && d.Verdict == permissions.Ask && len(approveKeys) == 1 && strings.HasPrefix(approveKeys[0], "cmd:") &&
 		(optionKind(p.Options, r.optionID) == acp.PermissionOptionKindAllowAlways || r.choice == SaveRule) {
 		if _, err := c.o.Engine.Grant(*d, r.choice == SaveRule); err != nil {
 			c.q.push(Notice{Level: "info", Text: "acpterm will still ask about this command: " + err.Error()})
@@ -289,40 +291,74 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 }
 
 // decideToolCall runs the policy on a tool call the agent asks about. It returns nil when the
-// policy cannot judge it (the user decides), and the key under which an approval covers the
-// turn's later terminal/create of the same command.
-func (c *Client) decideToolCall(ti *toolInfo) (*permissions.Decision, string) {
+// policy cannot judge it (the user decides), and the keys under which an approval covers the
+// turn's later terminal/create of the same command ("cmd:…") or fs/write_text_file of the same
+// paths ("write:…"). A call with no kind but a command in rawInput is judged as execute
+// (claude-agent-acp 0.17.1 sends no kind); one with no kind and file paths as an edit.
+func (c *Client) decideToolCall(ti *toolInfo) (*permissions.Decision, []string) {
 	if c.o.Engine == nil {
-		return nil, ""
+		return nil, nil
 	}
 	cmd, argv := commandOf(ti.rawInput)
-	switch ti.kind {
-	case acp.ToolKindExecute, "", acp.ToolKindOther:
-		if cmd == "" && len(argv) == 0 {
-			break
-		}
+	hasCmd := cmd != "" || len(argv) > 0
+	switch {
+	case hasCmd && (ti.kind == acp.ToolKindExecute || ti.kind == "" || ti.kind == acp.ToolKindOther):
 		req := permissions.CommandRequest{Session: c.sid(), Command: cmd, Cwd: c.cwdOf(ti.rawInput)}
 		if len(argv) > 0 {
 			req.Command, req.Args = argv[0], argv[1:]
 		}
 		d := c.o.Engine.DecideCommand(req)
-		return &d, commandKey(req.Command, req.Args)
-	case acp.ToolKindEdit, acp.ToolKindDelete, acp.ToolKindMove:
+		return &d, []string{"cmd:" + commandKey(req.Command, req.Args)}
+	case ti.kind == acp.ToolKindEdit || ti.kind == acp.ToolKindDelete || ti.kind == acp.ToolKindMove || (ti.kind == "" && !hasCmd):
 		paths := c.pathsOf(ti)
 		if len(paths) == 0 {
-			return nil, ""
+			return nil, nil
 		}
 		var worst *permissions.Decision
+		var keys []string
 		for _, p := range paths {
 			d := c.o.Engine.DecideWrite(p)
 			if worst == nil || permissions.Max(worst.Verdict, d.Verdict) != worst.Verdict {
 				dd := d
 				worst = &dd
 			}
+			keys = append(keys, "write:"+p)
 		}
-		return worst, ""
+		return worst, keys
 	}
-	return nil, ""
+	return nil, nil
+}
+
+// proposedDiff previews an edit tool call's change for the question: rawInput content (Write)
+// or old_string/new_string (Edit) applied to the current file. nil when it cannot tell.
+func (c *Client) proposedDiff(ti *toolInfo) *FileDiff {
+	m, ok := ti.rawInput.(map[string]any)
+	if !ok || c.o.Engine == nil {
+		return nil
+	}
+	paths := c.pathsOf(ti)
+	if len(paths) != 1 {
+		return nil
+	}
+	d := &FileDiff{Path: paths[0]}
+	if old, err := c.o.Engine.ReadFile(paths[0], nil, nil); err == nil {
+		d.OldText, d.Existed = old, true
+	}
+	if content, ok := m["content"].(string); ok {
+		d.NewText = content
+		return d
+	}
+	oldS, ok1 := m["old_string"].(string)
+	newS, ok2 := m["new_string"].(string)
+	if !ok1 || !ok2 || !d.Existed || oldS == "" || !strings.Contains(d.OldText, oldS) {
+		return nil
+	}
+	if all, _ := m["replace_all"].(bool); all {
+		d.NewText = strings.ReplaceAll(d.OldText, oldS, newS)
+	} else {
+		d.NewText = strings.Replace(d.OldText, oldS, newS, 1)
+	}
+	return d
 }
 
 // commandOf extracts rawInput.command: a shell line (string) or an argv array (codex-acp sends

@@ -391,6 +391,20 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		} else {
 			a.say(fmt.Sprintf("wrote %d", size))
 		}
+	case "legacywrite": // legacywrite PATH TEXT: claude-agent-acp 0.17.1's Write (permission without kind, then fs/write)
+		content := strings.Join(f[2:], " ")
+		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: "toolu_write", Title: acp.Ptr("Write " + f[1]),
+				RawInput: map[string]any{"file_path": f[1], "content": content}}})
+		if err != nil || r.Outcome.Selected == nil || r.Outcome.Selected.OptionId == "reject" {
+			a.say("permission " + outcomeText(r, err))
+			break
+		}
+		if _, err := a.conn.WriteTextFile(bg, acp.WriteTextFileRequest{SessionId: sid, Path: f[1], Content: content}); err != nil {
+			a.say("write error " + errText(err))
+		} else {
+			a.say("wrote " + content)
+		}
 	case "read": // read PATH
 		r, err := a.conn.ReadTextFile(bg, acp.ReadTextFileRequest{SessionId: sid, Path: f[1]})
 		if err != nil {
