@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -300,12 +301,35 @@ func (e *Engine) ReadFile(path string, line, limit *int) (string, error) {
 		return "", confinedErr(real, err)
 	}
 	defer d.close()
-	data, err := readRegular(d, name, real)
+	if line == nil && limit == nil {
+		data, err := readRegular(d, name, real)
+		if err != nil {
+			return "", err
+		}
+		return strings.ToValidUTF8(string(data), "\uFFFD"), nil
+	}
+	// A slice of a file is streamed, so a few lines of a large log can be read: only what is
+	// returned counts against MaxFileBytes.
+	f, err := openRegular(d, name, real)
 	if err != nil {
 		return "", err
 	}
-	text := strings.ToValidUTF8(string(data), "\uFFFD")
-	return sliceLines(text, line, limit), nil
+	defer f.Close()
+	start, lim := 1, -1
+	if line != nil {
+		start = *line
+	}
+	if limit != nil {
+		lim = *limit
+	}
+	data, err := readLineSlice(f, start, lim, MaxFileBytes)
+	if errors.Is(err, ErrTooLarge) {
+		return "", fmt.Errorf("%w: the requested lines of %s exceed %d bytes", ErrTooLarge, real, MaxFileBytes)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", real, err)
+	}
+	return strings.ToValidUTF8(string(data), "\uFFFD"), nil
 }
 
 // fileErr turns a deny decision into an error wrapping the matching sentinel.
@@ -322,17 +346,14 @@ func (e *Engine) fileErr(path string, d Decision) error {
 // readRegular opens the entry name of d (never following a symlink, never blocking on a FIFO)
 // and returns its contents (at most MaxFileBytes). Errors name real.
 func readRegular(d dirHandle, name, real string) ([]byte, error) {
-	f, err := d.open(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := openRegular(d, name, real)
 	if err != nil {
-		return nil, confinedErr(real, err)
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("stat %s: %w", real, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is a %s, not a regular file", ErrInvalid, real, fileType(st.Mode()))
 	}
 	if st.Size() > MaxFileBytes {
 		return nil, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrTooLarge, real, st.Size(), MaxFileBytes)
@@ -347,40 +368,73 @@ func readRegular(d dirHandle, name, real string) ([]byte, error) {
 	return data, nil
 }
 
-// sliceLines returns limit lines starting at 1-based line (nil = from 1 / to the end).
-func sliceLines(text string, line, limit *int) string {
-	if line == nil && limit == nil {
-		return text
+// openRegular opens the entry name of d for reading (no symlink followed, no blocking on a FIFO)
+// and checks that it is a regular file (ErrInvalid otherwise).
+func openRegular(d dirHandle, name, real string) (*os.File, error) {
+	f, err := d.open(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, confinedErr(real, err)
 	}
-	start := 1
-	if line != nil {
-		start = *line
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stat %s: %w", real, err)
 	}
-	// Skip start-1 lines.
-	pos := 0
-	for i := 1; i < start; i++ {
-		nl := strings.IndexByte(text[pos:], '\n')
-		if nl < 0 {
-			return ""
-		}
-		pos += nl + 1
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is a %s, not a regular file", ErrInvalid, real, fileType(st.Mode()))
 	}
-	if pos >= len(text) {
-		return ""
-	}
-	if limit == nil {
-		return text[pos:]
-	}
-	end := pos
-	for i := 0; i < *limit; i++ {
-		nl := strings.IndexByte(text[end:], '\n')
-		if nl < 0 {
-			return text[pos:]
-		}
-		end += nl + 1
-	}
-	return text[pos:end]
+	return f, nil
 }
+
+// readLineSlice streams r and returns limit lines (limit < 0: to the end) starting at the 1-based
+// line start, each with its "\n"; a start past the end gives nothing. More than max bytes of
+// result is ErrTooLarge.
+func readLineSlice(r io.Reader, start, limit, max int) ([]byte, error) {
+	var out []byte
+	buf := make([]byte, 64<<10)
+	cur, taken := 1, 0
+	if limit == 0 {
+		return nil, nil
+	}
+	for {
+		n, err := r.Read(buf)
+		chunk := buf[:n]
+		for len(chunk) > 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			if cur < start { // skipping
+				if i < 0 {
+					break
+				}
+				chunk = chunk[i+1:]
+				cur++
+				continue
+			}
+			if i < 0 {
+				out = append(out, chunk...)
+				chunk = nil
+			} else {
+				out = append(out, chunk[:i+1]...)
+				chunk = chunk[i+1:]
+				cur++
+				taken++
+			}
+			if len(out) > max {
+				return nil, ErrTooLarge
+			}
+			if limit > 0 && taken == limit {
+				return out, nil
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
 
 // WriteFile writes content to path for ACP fs/write_text_file, confined to the roots. Missing
 // parent directories are created inside the root (os.Root.MkdirAll, mode 0755 before umask).

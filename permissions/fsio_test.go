@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/acpterm/acpterm/config"
 )
@@ -366,6 +367,14 @@ func FuzzSliceLines(f *testing.F) {
 			lim = &limit
 		}
 		got := sliceLines(text, &line, lim)
+		l := -1
+		if lim != nil {
+			l = limit
+		}
+		streamed, err := readLineSlice(iotest.OneByteReader(strings.NewReader(text)), line, l, 1<<20)
+		if err != nil || string(streamed) != got {
+			t.Fatalf("readLineSlice(%q, %d, %d) = %q, %v; sliceLines gives %q", text, line, limit, streamed, err, got)
+		}
 		parts := strings.SplitAfter(text, "\n")
 		if parts[len(parts)-1] == "" {
 			parts = parts[:len(parts)-1]
@@ -470,4 +479,66 @@ func TestOpenDirRefusesSwappedSymlink(t *testing.T) {
 	if err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("lstat(link) = %v, %v", st, err)
 	}
+}
+
+func TestReadFileLargeSlices(t *testing.T) {
+	s := newFSSandbox(t)
+	big := filepath.Join(s.proj, "big.log")
+	var b strings.Builder
+	b.WriteString("first\nsecond\n")
+	for b.Len() < MaxFileBytes+100 {
+		b.WriteString("0123456789012345678901234567890123456789\n")
+	}
+	b.WriteString("tail-1\ntail-2")
+	write(t, big, b.String())
+	total := strings.Count(b.String(), "\n") + 1
+	e := s.engine(t, nil, EngineOptions{})
+	if got, err := e.ReadFile(big, ip(1), ip(2)); err != nil || got != "first\nsecond\n" {
+		t.Errorf("head of a large file = %q, %v", got, err)
+	}
+	if got, err := e.ReadFile(big, ip(total-1), nil); err != nil || got != "tail-1\ntail-2" {
+		t.Errorf("tail of a large file = %q, %v", got, err)
+	}
+	if _, err := e.ReadFile(big, nil, nil); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("whole large file: %v", err)
+	}
+	if _, err := e.ReadFile(big, ip(2), nil); !errors.Is(err, ErrTooLarge) || err.Error() != "file too large: the requested lines of "+big+" exceed 8388608 bytes" {
+		t.Errorf("nearly whole large file: %v", err)
+	}
+}
+
+// sliceLines is the in-memory reference for readLineSlice: limit lines starting at 1-based
+// line (nil = from 1 / to the end).
+func sliceLines(text string, line, limit *int) string {
+	if line == nil && limit == nil {
+		return text
+	}
+	start := 1
+	if line != nil {
+		start = *line
+	}
+	// Skip start-1 lines.
+	pos := 0
+	for i := 1; i < start; i++ {
+		nl := strings.IndexByte(text[pos:], '\n')
+		if nl < 0 {
+			return ""
+		}
+		pos += nl + 1
+	}
+	if pos >= len(text) {
+		return ""
+	}
+	if limit == nil {
+		return text[pos:]
+	}
+	end := pos
+	for i := 0; i < *limit; i++ {
+		nl := strings.IndexByte(text[end:], '\n')
+		if nl < 0 {
+			return text[pos:]
+		}
+		end += nl + 1
+	}
+	return text[pos:end]
 }
