@@ -435,7 +435,6 @@ func readLineSlice(r io.Reader, start, limit, max int) ([]byte, error) {
 	}
 }
 
-
 // WriteFile writes content to path for ACP fs/write_text_file, confined to the roots. Missing
 // parent directories are created inside the root (os.Root.MkdirAll, mode 0755 before umask).
 // In the checked directory (openDir: a component swapped for a symlink after the decision is
