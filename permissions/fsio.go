@@ -275,8 +275,9 @@ func (e *Engine) locate(path string) (real, root, dir, name string, err error) {
 // >= 1 (else ErrInvalid). Lines keep their "\n" endings: line=1,limit=1 of "one\ntwo\n" is
 // "one\n"; a line past the end gives "". The file is opened in its checked directory (see
 // openDir: openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, else os.Root of its root) without
-// following a symlink, must be a regular file (ErrInvalid otherwise) of at most
-// MaxFileBytes (ErrTooLarge); invalid UTF-8 becomes U+FFFD. A path denied by deny_read or
+// following a symlink, must be a regular file (ErrInvalid otherwise); the whole file, or
+// the requested lines (streamed, so a slice of a larger file works), may be at most MaxFileBytes
+// (ErrTooLarge); invalid UTF-8 becomes U+FFFD. A path denied by deny_read or
 // outside the roots is ErrOutside; a missing file ErrNotFound. ReadFile does not ask: the
 // caller decides with DecideRead first.
 func (e *Engine) ReadFile(path string, line, limit *int) (string, error) {
