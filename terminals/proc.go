@@ -59,9 +59,13 @@ func readStat(pid int) (procStat, bool) {
 	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp, sid: sid}, true
 }
 
-// findProcs lists live (non-zombie) processes, other than this one and
-// skip, that carry an environment marker accepted by match or belong to
-// session sid (sid 0: none).
+// findProcs lists processes, other than this one and skip, started from a
+// terminal: live ones whose environment marker is accepted by match, plus,
+// when sid > 0, live members of session (or group) sid that carry no
+// marker of another terminal, and zombies of that session that are this
+// process's children (a zombie's environment is gone). The marker check
+// keeps a recycled session id from pointing at another terminal's
+// processes.
 func findProcs(match func(marker string) bool, sid, skip int) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -79,28 +83,26 @@ func findProcs(match func(marker string) bool, sid, skip int) []int {
 		if !ok {
 			continue
 		}
+		inSession := sid > 0 && (st.sid == sid || st.pgrp == sid)
 		if st.state == 'Z' {
-			// A zombie's environment is gone; take it if it is ours to reap.
-			if sid > 0 && st.ppid == self && (st.sid == sid || st.pgrp == sid) {
+			if inSession && st.ppid == self {
 				pids = append(pids, pid)
 			}
-			continue
-		}
-		if sid > 0 && (st.sid == sid || st.pgrp == sid) {
-			pids = append(pids, pid)
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
 		if err != nil {
 			continue
 		}
+		marked, mine := false, false
 		for _, kv := range bytes.Split(env, []byte{0}) {
 			if v, ok := bytes.CutPrefix(kv, prefix); ok {
-				if match(string(v)) {
-					pids = append(pids, pid)
-				}
+				marked, mine = true, match(string(v))
 				break
 			}
+		}
+		if mine || (inSession && !marked) {
+			pids = append(pids, pid)
 		}
 	}
 	return pids

@@ -160,7 +160,12 @@ func (s *Screen) Write(p []byte) {
 // skipped (flood skip-ahead); CAN first aborts any half-parsed sequence.
 func (s *Screen) reset() {
 	s.mu.Lock()
-	_, _ = s.em.Write([]byte("\x18\x1b[0m\x1b[r\x1b[H\x1b[2J\x1b[3J"))
+	_, _ = s.em.Write([]byte("\x18\x1b[0m\x1b[r\x1b[H\x1b[J"))
+	// A fresh scroll-back rather than ED 3: Scrollback.Clear only reslices,
+	// keeping up to ScrollbackLines stale line clones reachable.
+	if sb := s.em.Scrollback(); sb != nil {
+		*sb = *vt.NewScrollback(ScrollbackLines)
+	}
 	s.mu.Unlock()
 	s.version.Add(1)
 }

@@ -298,11 +298,11 @@ func (t *Terminal) setsize(s Size) error {
 // the emulator backlog.
 func (t *Terminal) reader() {
 	defer func() {
-		t.drainOnce.Do(func() { close(t.drained) })
-		close(t.readerDone)
 		t.blMu.Lock()
 		t.blEOF = true
 		t.blMu.Unlock()
+		t.drainOnce.Do(func() { close(t.drained) })
+		close(t.readerDone)
 		wake(t.blWake)
 	}()
 	buf := make([]byte, 32<<10)
@@ -431,7 +431,7 @@ const (
 	finalHistory = 200       // lines of scroll-back rebuilt when a flood ends
 	floodEnter   = 256 << 10 // backlog bytes that start flood mode
 	floodRefresh = 16 << 10  // bytes skipped in one frame that keep flood mode on
-	floodFrame   = 40 * time.Millisecond
+	floodFrame   = 100 * time.Millisecond
 	floodHold    = 500 * time.Millisecond
 )
 
@@ -468,7 +468,11 @@ func (t *Terminal) feeder() {
 			}
 			frame.Reset(floodFrame)
 			t.blMu.Lock()
-			cut := t.screenTail(t.scr.Size().Rows, skipTail)
+			rows := t.scr.Size().Rows
+			if t.blEOF {
+				rows += finalHistory // the flood is over: rebuild some history too
+			}
+			cut := t.screenTail(rows, skipTail)
 			if cut >= floodRefresh {
 				t.lastSkip = time.Now() // still flooding
 			}
@@ -644,13 +648,22 @@ func (t *Terminal) Kill() error {
 	defer t.killMu.Unlock()
 	select {
 	case <-t.done:
-		_ = syscall.Kill(-t.pid, syscall.SIGKILL)
+		// The leader is long reaped and its pid may be reused: kill only
+		// processes that are provably this terminal's.
+		if pids := t.ownProcs(); len(pids) > 0 {
+			killAndReap(pids)
+		}
 		return nil
 	default:
 	}
 	// The other members of the session, so the ones re-parented to us
 	// (subreaper) when their parent dies can be reaped.
-	members := findProcs(func(string) bool { return false }, t.pid, t.pid)
+	var members []int // the group's other members (they get the signals)
+	for _, pid := range t.ownProcs() {
+		if st, ok := readStat(pid); ok && st.pgrp == t.pid {
+			members = append(members, pid)
+		}
+	}
 	deadline := time.Now().Add(t.grace)
 	_ = syscall.Kill(-t.pid, syscall.SIGTERM)
 	timer := time.NewTimer(t.grace)
@@ -703,10 +716,15 @@ func (t *Terminal) Release() error {
 // reapEscapees kills and reaps processes started from this terminal that
 // are still alive.
 func (t *Terminal) reapEscapees() {
-	pids := findProcs(func(v string) bool { return v == t.marker }, t.pid, t.pid)
-	if len(pids) > 0 {
+	if pids := t.ownProcs(); len(pids) > 0 {
 		killAndReap(pids)
 	}
+}
+
+// ownProcs lists the processes started from this terminal that remain
+// (see findProcs), the leader excluded.
+func (t *Terminal) ownProcs() []int {
+	return findProcs(func(v string) bool { return v == t.marker }, t.pid, t.pid)
 }
 
 // Released reports whether Release has completed.
@@ -724,7 +742,7 @@ func (t *Terminal) Resize(s Size) error {
 	if t.released.Load() {
 		return nil
 	}
-	if err := t.setsize(s); err != nil && !errors.Is(err, os.ErrClosed) {
+	if err := t.setsize(s); err != nil && !t.released.Load() {
 		return fmt.Errorf("terminals: resize %s: %w", t.id, err)
 	}
 	return nil
