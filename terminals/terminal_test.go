@@ -469,3 +469,43 @@ func TestMouseForwardedOnlyWhenEnabled(t *testing.T) {
 		t.Fatalf("after release: %v", err)
 	}
 }
+
+func TestReleaseLeavesOtherTerminalsAlone(t *testing.T) {
+	h := newMgr(t, ManagerOptions{})
+	a := h.start(t, StartOptions{ShellLine: "echo a"})
+	b := h.start(t, StartOptions{ShellLine: "echo b=$$; exec sleep 300"})
+	h.waitOutput(t, b, "b=")
+	waitExit(t, a)
+	_ = a.Release()
+	_ = a.Kill() // on a released, exited terminal: must not touch b
+	if !pidAlive(b.Pid()) {
+		t.Fatal("releasing a killed b")
+	}
+	if _, done := b.Exit(); done {
+		t.Fatal("b exited")
+	}
+	_ = b.Release()
+	if pidExists(b.Pid()) {
+		t.Fatal("b survived its release")
+	}
+}
+
+func TestWriteNeverBlocks(t *testing.T) {
+	h := newMgr(t, ManagerOptions{})
+	term := h.start(t, StartOptions{Argv: []string{"sleep", "300"}}) // never reads its input
+	chunk := make([]byte, 64<<10)
+	for i := range chunk {
+		chunk[i] = 'x'
+	}
+	var err error
+	for i := 0; i < 64 && err == nil; i++ { // 4 MiB offered
+		err = term.Write(chunk)
+	}
+	if !errors.Is(err, ErrInputBacklog) {
+		t.Fatalf("got %v, want ErrInputBacklog", err)
+	}
+	_ = term.Release() // the writer blocked in a PTY write must not hold this up
+	if st, _ := term.Exit(); st.String() != "SIGTERM" {
+		t.Fatalf("status %v", st)
+	}
+}
