@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -156,8 +157,8 @@ func realPath(p string) (string, error) {
 
 // IsProtected reports whether real (a resolved absolute path) is a path the agent must never
 // write, whatever the rules say, and names which (policy.md c.6): acpterm's own config dir
-// ($XDG_CONFIG_HOME/acpterm), its state dir (grants, audit log), any .git/hooks/** and
-// .git/config, the shell rc files in $HOME (.bashrc .bash_profile .profile .zshrc .zprofile
+// ($XDG_CONFIG_HOME/acpterm), its state dir (grants, audit log), any .git/hooks/** (also
+// .git/modules/*/hooks/**), .git/config (and config.worktree) and a .git entry itself, the shell rc files in $HOME (.bashrc .bash_profile .profile .zshrc .zprofile
 // .zshenv .bash_login .bash_logout, .config/fish/**) and ~/.ssh/**. It reads acpterm's own
 // environment (os.Getenv).
 func IsProtected(real string) (bool, string) {
@@ -169,16 +170,20 @@ func isProtected(real string, getenv func(string) string) (bool, string) {
 		getenv = os.Getenv
 	}
 	real = filepath.Clean(real)
-	// .git/hooks/** and .git/config anywhere.
+	// Inside any .git: hooks (also .git/modules/<sub>/hooks), config files, and .git itself
+	// (a .git file names the git dir, and so whose hooks run).
 	parts := strings.Split(real, string(filepath.Separator))
-	for i := 0; i+1 < len(parts); i++ {
-		if parts[i] != ".git" {
+	for i, part := range parts {
+		if part != ".git" {
 			continue
 		}
+		rest := parts[i+1:]
 		switch {
-		case parts[i+1] == "hooks":
+		case len(rest) == 0:
+			return true, "the .git entry decides which repository, hooks and config git uses"
+		case slices.Contains(rest, "hooks"):
 			return true, "git hooks (.git/hooks) run code on git commands"
-		case parts[i+1] == "config" && i+2 == len(parts):
+		case rest[len(rest)-1] == "config" || rest[len(rest)-1] == "config.worktree":
 			return true, "git config (.git/config) can name programs git runs"
 		}
 	}
