@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	acp "github.com/coder/acp-go-sdk"
 
@@ -13,45 +14,62 @@ import (
 
 // approvalChoice is one answer the modal offers.
 type approvalChoice struct {
-	key    string // kind key: "a", "A", "r", "R" (agent) or "a", "s", "S", "d" (own prompts); "" none
+	role   string // "once", "always", "reject", "reject_always" (agent kinds) or "save" (own prompts)
+	key    string // the key shown for it ("" none)
 	label  string
 	answer acpclient.Answer
-	reject bool // a reject/deny choice (Esc picks the first reject-once one)
-	always bool // an *_always / session / save choice (never the default highlight)
 }
 
-// kindKeys are the keys for the agent's permission option kinds.
-var kindKeys = map[acp.PermissionOptionKind]string{
-	acp.PermissionOptionKindAllowOnce:    "a",
-	acp.PermissionOptionKindAllowAlways:  "A",
-	acp.PermissionOptionKindRejectOnce:   "r",
-	acp.PermissionOptionKindRejectAlways: "R",
+func (c approvalChoice) reject() bool { return c.role == "reject" || c.role == "reject_always" }
+func (c approvalChoice) always() bool { return c.role == "always" || c.role == "reject_always" || c.role == "save" }
+
+// kindRoles maps the agent's permission option kinds to choice roles.
+var kindRoles = map[acp.PermissionOptionKind]string{
+	acp.PermissionOptionKindAllowOnce:    "once",
+	acp.PermissionOptionKindAllowAlways:  "always",
+	acp.PermissionOptionKindRejectOnce:   "reject",
+	acp.PermissionOptionKindRejectAlways: "reject_always",
+}
+
+// roleBinding is the key binding that picks a role (the [ui] keys approve_once, approve_always,
+// reject_once, reject_always; defaults a, A, r, R).
+func roleBinding(km *KeyMap, role string) key.Binding {
+	switch role {
+	case "once":
+		return km.ApproveOnce
+	case "always":
+		return km.ApproveAlways
+	case "reject":
+		return km.RejectOnce
+	case "reject_always":
+		return km.RejectAlways
+	}
+	return key.NewBinding()
 }
 
 // choicesFor lists the answers for a request: the agent's own options in its order (each keyed
-// by kind, first of a kind wins the key), or acpterm's four choices for its own prompts.
-func choicesFor(p acpclient.PermissionAsked) []approvalChoice {
+// by its kind's binding; the first option of a kind gets the key), or acpterm's four choices for
+// its own prompts (a allow once, s allow for this session, S save as rule, d deny).
+func choicesFor(p acpclient.PermissionAsked, km *KeyMap) []approvalChoice {
 	if len(p.Options) == 0 {
 		return []approvalChoice{
-			{key: "a", label: "Allow once", answer: acpclient.Answer{Choice: acpclient.AllowOnce}},
-			{key: "s", label: "Allow for this session", answer: acpclient.Answer{Choice: acpclient.AllowSession}, always: true},
-			{key: "S", label: "Save as rule", answer: acpclient.Answer{Choice: acpclient.SaveRule}, always: true},
-			{key: "d", label: "Deny", answer: acpclient.Answer{Choice: acpclient.Deny}, reject: true},
+			{role: "once", key: "a", label: "Allow once", answer: acpclient.Answer{Choice: acpclient.AllowOnce}},
+			{role: "always", key: "s", label: "Allow for this session", answer: acpclient.Answer{Choice: acpclient.AllowSession}},
+			{role: "save", key: "S", label: "Save as rule", answer: acpclient.Answer{Choice: acpclient.SaveRule}},
+			{role: "reject", key: "d", label: "Deny", answer: acpclient.Answer{Choice: acpclient.Deny}},
 		}
 	}
 	used := map[string]bool{}
 	out := make([]approvalChoice, 0, len(p.Options))
 	for _, o := range p.Options {
-		c := approvalChoice{label: sanitizeLine(o.Name), answer: acpclient.Answer{OptionID: string(o.OptionId)}}
+		c := approvalChoice{role: kindRoles[o.Kind], label: sanitizeLine(o.Name), answer: acpclient.Answer{OptionID: string(o.OptionId)}}
 		if c.label == "" {
 			c.label = sanitizeLine(string(o.OptionId))
 		}
-		if k, ok := kindKeys[o.Kind]; ok && !used[k] {
-			c.key = k
-			used[k] = true
+		if c.role != "" && !used[c.role] {
+			used[c.role] = true
+			c.key = roleBinding(km, c.role).Help().Key
 		}
-		c.reject = o.Kind == acp.PermissionOptionKindRejectOnce || o.Kind == acp.PermissionOptionKindRejectAlways
-		c.always = o.Kind == acp.PermissionOptionKindAllowAlways || o.Kind == acp.PermissionOptionKindRejectAlways
 		out = append(out, c)
 	}
 	return out
@@ -61,28 +79,28 @@ func choicesFor(p acpclient.PermissionAsked) []approvalChoice {
 // else the first choice that is neither "always" nor a rejection, else the first non-always one.
 func defaultChoice(cs []approvalChoice) int {
 	for i, c := range cs {
-		if c.key == "a" {
+		if c.role == "once" {
 			return i
 		}
 	}
 	for i, c := range cs {
-		if !c.always && !c.reject {
+		if !c.always() && !c.reject() {
 			return i
 		}
 	}
 	for i, c := range cs {
-		if !c.always {
+		if !c.always() {
 			return i
 		}
 	}
 	return 0
 }
 
-// escAnswer is what Esc answers: reject once (the first reject_once option; else Deny, which
-// acpclient maps to a reject option of the agent, or the own prompt's deny).
-func escAnswer(cs []approvalChoice, own bool) acpclient.Answer {
+// escAnswer is what Esc answers: reject once (the first reject_once option or the own prompt's
+// deny; else Deny, which acpclient maps to a reject option of the agent).
+func escAnswer(cs []approvalChoice) acpclient.Answer {
 	for _, c := range cs {
-		if c.key == "r" || (own && c.key == "d") {
+		if c.role == "reject" {
 			return c.answer
 		}
 	}
@@ -99,9 +117,9 @@ type approvals struct {
 func newApprovals() *approvals { return &approvals{sel: map[string]int{}} }
 
 // handleKey answers or navigates the front request p. It returns the answer to send (nil when
-// the key only moved the highlight or was not for the modal) and whether the key was consumed.
-func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg) (*acpclient.Answer, bool) {
-	cs := choicesFor(p)
+// the key only moved the highlight or was not an answer) and whether the key was consumed.
+func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km *KeyMap) (*acpclient.Answer, bool) {
+	cs := choicesFor(p, km)
 	sel, ok := a.sel[p.ID]
 	if !ok {
 		sel = defaultChoice(cs)
@@ -111,10 +129,26 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg) (*
 		delete(a.sel, p.ID)
 		return &ans, true
 	}
+	own := len(p.Options) == 0
+	for i, c := range cs {
+		if own {
+			// Own prompts: the fixed letters, and the approve/reject bindings by meaning.
+			if (c.key != "" && k.Text == c.key) ||
+				(c.role == "once" && key.Matches(k, km.ApproveOnce)) ||
+				(c.role == "always" && key.Matches(k, km.ApproveAlways)) ||
+				(c.role == "reject" && key.Matches(k, km.RejectOnce, km.RejectAlways)) {
+				return pick(i)
+			}
+			continue
+		}
+		if c.key != "" && key.Matches(k, roleBinding(km, c.role)) {
+			return pick(i)
+		}
+	}
 	s := k.String()
 	switch s {
 	case "esc":
-		ans := escAnswer(cs, len(p.Options) == 0)
+		ans := escAnswer(cs)
 		delete(a.sel, p.ID)
 		return &ans, true
 	case "enter":
@@ -130,29 +164,13 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg) (*
 		if i := int(s[0] - '1'); i < len(cs) {
 			return pick(i)
 		}
-		return nil, true
-	}
-	if k.Text != "" {
-		for i, c := range cs {
-			if c.key != "" && c.key == k.Text {
-				return pick(i)
-			}
-		}
-		if len(p.Options) == 0 && (k.Text == "r" || k.Text == "A") {
-			// Own prompts also accept the agent-style keys: r = deny, A = allow for the session.
-			for i, c := range cs {
-				if (k.Text == "r" && c.key == "d") || (k.Text == "A" && c.key == "s") {
-					return pick(i)
-				}
-			}
-		}
 	}
 	return nil, true // the modal swallows other keys
 }
 
 // render draws the front request as the modal's text (width cells wide, at most maxH lines).
-func (a *approvals) render(st *Styles, p acpclient.PermissionAsked, n, total, width, maxH int) string {
-	cs := choicesFor(p)
+func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, n, total, width, maxH int) string {
+	cs := choicesFor(p, km)
 	sel, ok := a.sel[p.ID]
 	if !ok {
 		sel = defaultChoice(cs)

@@ -22,6 +22,9 @@ type KeyMap struct {
 	Pager, ClosePane, ToggleThoughts key.Binding
 	CycleMode, CycleModel, Grants    key.Binding
 	Help                             key.Binding
+
+	// Approval modal answers by the agent's option kind (own prompts also accept a/s/S/d).
+	ApproveOnce, ApproveAlways, RejectOnce, RejectAlways key.Binding
 }
 
 // DefaultKeyMap returns the built-in bindings.
@@ -53,10 +56,15 @@ func DefaultKeyMap() KeyMap {
 		CycleModel:     b([]string{"alt+p"}, "alt+p", "switch model"),
 		Grants:         b([]string{"alt+g"}, "alt+g", "grants (revoke)"),
 		Help:           b([]string{"?", "f1"}, "?", "help"),
+		ApproveOnce:    b([]string{"a"}, "a", "approve once"),
+		ApproveAlways:  b([]string{"A"}, "A", "approve always"),
+		RejectOnce:     b([]string{"r"}, "r", "reject once"),
+		RejectAlways:   b([]string{"R"}, "R", "reject always"),
 	}
 }
 
-// keyActions maps config action names to bindings of km.
+// keyActions maps config action names (config.KeyActions) to bindings of km; "focus_next" is
+// an alias of next_pane.
 func (km *KeyMap) keyActions() map[string]*key.Binding {
 	return map[string]*key.Binding{
 		"quit": &km.Quit, "interrupt": &km.Interrupt, "cancel": &km.Cancel,
@@ -67,7 +75,9 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 		"pane_scroll_up": &km.PaneScrollUp, "pane_scroll_down": &km.PaneScrollDown,
 		"pager": &km.Pager, "close_pane": &km.ClosePane, "toggle_thoughts": &km.ToggleThoughts,
 		"cycle_mode": &km.CycleMode, "cycle_model": &km.CycleModel, "grants": &km.Grants,
-		"help": &km.Help,
+		"help": &km.Help, "focus_next": &km.NextPane,
+		"approve_once": &km.ApproveOnce, "approve_always": &km.ApproveAlways,
+		"reject_once": &km.RejectOnce, "reject_always": &km.RejectAlways,
 	}
 }
 
@@ -136,5 +146,6 @@ func (km KeyMap) fullHelp() [][]key.Binding {
 		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit},
 		{km.NextPane, km.FocusPane, km.LeavePane, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.Pager},
 		{km.ScrollUp, km.ScrollDown, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Grants, km.Help},
+		{km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways},
 	}
 }

@@ -610,3 +610,30 @@ func TestBackgroundPaneRedrawsAreThrottled(t *testing.T) {
 		t.Fatalf("deferred redraw did not draw:\n%s", ansi.Strip(h.m.frame))
 	}
 }
+
+func TestEveryConfigKeyActionIsBindable(t *testing.T) {
+	for _, a := range config.KeyActions {
+		km := DefaultKeyMap()
+		if err := km.applyKeys(map[string][]string{a: {"f5"}}); err != nil {
+			t.Errorf("action %q: %v", a, err)
+		}
+	}
+	km := DefaultKeyMap()
+	if err := km.applyKeys(map[string][]string{"bogus": {"f5"}}); err == nil || !strings.Contains(err.Error(), `unknown action "bogus"`) {
+		t.Fatalf("unknown action error = %v", err)
+	}
+}
+
+func TestApprovalKeysRebound(t *testing.T) {
+	h := newHarness(t, map[string][]string{"approve_once": {"y"}, "reject_once": {"n"}})
+	h.ev(ask("p1"))
+	if scr := h.screenText(); !strings.Contains(scr, "y/1   Allow once") || !strings.Contains(scr, "n/3   Reject") {
+		t.Fatalf("rebound keys not shown:\n%s", scr)
+	}
+	h.key("a") // no longer bound: swallowed
+	h.key("n")
+	wantCalls(t, h.agent.take(), `answer p1 option="reject-once" choice=""`)
+	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "write", Policy: &permissions.Decision{Verdict: permissions.Ask, Path: "/w/x"}})
+	h.key("y")
+	wantCalls(t, h.agent.take(), `answer c1 option="" choice="allow_once"`)
+}

@@ -71,7 +71,7 @@ func (m *Model) render() (string, *tea.Cursor) {
 		if p, ok := m.frontApproval(); ok && !m.focused {
 			n := len(m.state.Pending) - m.pendingApprovals() + 1
 			total := len(m.state.Pending)
-			overlay = m.appr.render(m.st, p, n, total, min(max(l.main.Dx()-4, 20), 100), l.main.Dy())
+			overlay = m.appr.render(m.st, &m.keys, p, n, total, min(max(l.main.Dx()-4, 20), 100), l.main.Dy())
 		} else if ok && m.focused {
 			hint := m.st.ModalTitle.Render(fmt.Sprintf(" Permission waiting (%d) · %s leaves the pane to answer ", m.pendingApprovals(), m.keys.LeavePane.Help().Key))
 			drawLabel(c, 1, 0, w-2, hint)

@@ -48,7 +48,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.quit()
 	}
 	if p, ok := m.frontApproval(); ok {
-		ans, _ := m.appr.handleKey(p, k)
+		ans, _ := m.appr.handleKey(p, k, &m.keys)
 		if ans != nil {
 			return m.answer(p.ID, *ans)
 		}
