@@ -21,7 +21,9 @@ type approvalChoice struct {
 }
 
 func (c approvalChoice) reject() bool { return c.role == "reject" || c.role == "reject_always" }
-func (c approvalChoice) always() bool { return c.role == "always" || c.role == "reject_always" || c.role == "save" }
+func (c approvalChoice) always() bool {
+	return c.role == "always" || c.role == "reject_always" || c.role == "save"
+}
 
 // kindRoles maps the agent's permission option kinds to choice roles.
 var kindRoles = map[acp.PermissionOptionKind]string{
