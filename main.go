@@ -219,8 +219,8 @@ func runAgent(ctx context.Context, o cliOptions, io stdio, getenv func(string) s
 			Client: s.client, TerminalText: ui.TerminalText(s.mgr, s.client.Screen),
 			Prompts: prompts, Approve: o.approve, Out: io.out,
 		})
-		if ctx.Err() != nil && err == nil {
-			err = fmt.Errorf("interrupted by a signal")
+		if ctx.Err() != nil {
+			return exitFailure, fmt.Errorf("interrupted by a signal")
 		}
 		return code, err
 	}
