@@ -159,8 +159,9 @@ func realPath(p string) (string, error) {
 // write, whatever the rules say, and names which (policy.md c.6): acpterm's own config dir
 // ($XDG_CONFIG_HOME/acpterm), its state dir (grants, audit log), any .git/hooks/** (also
 // .git/modules/*/hooks/**), .git/config (and config.worktree) and a .git entry itself, the shell rc files in $HOME (.bashrc .bash_profile .profile .zshrc .zprofile
-// .zshenv .bash_login .bash_logout, .config/fish/**) and ~/.ssh/**. It reads acpterm's own
-// environment (os.Getenv).
+// .zshenv .bash_login .bash_logout, .config/fish/**), ~/.ssh/**, git's global config
+// (~/.gitconfig, ~/.config/git/config), and the directories on $PATH with their direct entries.
+// It reads acpterm's own environment (os.Getenv).
 func IsProtected(real string) (bool, string) {
 	return isProtected(real, os.Getenv)
 }
@@ -186,6 +187,9 @@ func isProtected(real string, getenv func(string) string) (bool, string) {
 		case rest[len(rest)-1] == "config" || rest[len(rest)-1] == "config.worktree":
 			return true, "git config (.git/config) can name programs git runs"
 		}
+	}
+	if ok, why := onPath(real, getenv); ok {
+		return true, why
 	}
 	for _, pd := range protectedDirs(getenv) {
 		for _, base := range variants(pd.path) {
@@ -225,9 +229,27 @@ func protectedDirs(getenv func(string) string) []protectedDir {
 		}
 		out = append(out,
 			protectedDir{filepath.Join(home, ".config", "fish"), false, "shell startup files ~/.config/fish"},
-			protectedDir{filepath.Join(home, ".ssh"), false, "ssh keys and config ~/.ssh"})
+			protectedDir{filepath.Join(home, ".ssh"), false, "ssh keys and config ~/.ssh"},
+			protectedDir{filepath.Join(home, ".gitconfig"), true, "git's global config ~/.gitconfig (it can name programs git runs)"},
+			protectedDir{filepath.Join(home, ".config", "git", "config"), true, "git's global config ~/.config/git/config (it can name programs git runs)"})
 	}
 	return out
+}
+
+// onPath reports whether real is a directory on acpterm's PATH or an entry directly in one: a
+// program planted there would run in place of an allowed one.
+func onPath(real string, getenv func(string) string) (bool, string) {
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		for _, v := range variants(dir) {
+			if real == v || filepath.Dir(real) == v {
+				return true, "a directory on PATH (" + dir + "): a program placed there would run in place of an allowed one"
+			}
+		}
+	}
+	return false, ""
 }
 
 // variants returns p cleaned and, when different, its real form (so a symlinked $HOME or

@@ -201,7 +201,13 @@ func TestIsProtected(t *testing.T) {
 		{filepath.Join(s.home, ".local", "state", "acpterm", "audit.jsonl"), true, "acpterm's state dir (" + filepath.Join(s.home, ".local", "state", "acpterm") + "): grants and audit log"},
 		{filepath.Join(s.home, ".config", "acpterm-other"), false, ""},
 		{filepath.Join(s.proj, "main.go"), false, ""},
+		{filepath.Join(s.home, ".gitconfig"), true, "git's global config ~/.gitconfig (it can name programs git runs)"},
+		{filepath.Join(s.home, ".config", "git", "config"), true, "git's global config ~/.config/git/config (it can name programs git runs)"},
+		{filepath.Join(s.home, "bin", "git"), true, "a directory on PATH (" + filepath.Join(s.home, "bin") + "): a program placed there would run in place of an allowed one"},
+		{filepath.Join(s.home, "bin"), true, "a directory on PATH (" + filepath.Join(s.home, "bin") + "): a program placed there would run in place of an allowed one"},
+		{filepath.Join(s.home, "bin", "sub", "x"), false, ""},
 	}
+	s.env["PATH"] = filepath.Join(s.home, "bin") + ":relative/bin:/usr/bin"
 	for _, c := range cases {
 		got, why := isProtected(c.path, s.getenv)
 		if got != c.want || why != c.why {
