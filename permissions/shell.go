@@ -663,6 +663,9 @@ func (a *analyzer) static(w *syntax.Word, c actx) (string, bool) {
 			if i == 0 && c.lang == syntax.LangZsh && strings.HasPrefix(x.Value, "=") {
 				return "", false // zsh =cmd expands to a path
 			}
+			if c.lang != syntax.LangPOSIX && strings.Contains(x.Value, "~") && wordHasEquals(w) {
+				return "", false // bash expands ~ after = in words that look like assignments (a=~/x)
+			}
 
 		case *syntax.SglQuoted:
 			if x.Dollar && !dollarQuoteSimple(x.Value) {
@@ -767,6 +770,16 @@ func hasBraceExp(w *syntax.Word) bool {
 	return false
 }
 
+// wordHasEquals reports an unquoted '=' in one of w's literal parts.
+func wordHasEquals(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "=") {
+			return true
+		}
+	}
+	return false
+}
+
 // unquotedGlob reports an unescaped * ? or [ in an unquoted literal.
 func unquotedGlob(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -799,8 +812,8 @@ func (a *analyzer) redirect(r *syntax.Redirect, c actx) {
 		write = false
 	case syntax.DplIn, syntax.DplOut:
 		s, ok := a.static(r.Word, c)
-		if ok && (s == "-" || isDigits(s)) {
-			return // fd duplication or close
+		if ok && (s == "-" || isDigits(s) || isDigits(strings.TrimSuffix(s, "-"))) {
+			return // fd duplication, move (N-) or close
 		}
 		if r.Op == syntax.DplIn {
 			write = false

@@ -23,7 +23,7 @@ const recorderPrelude = "rec() { printf '%s\\0' \"$#\" \"$@\" >&3; }\n"
 
 // differentialScript returns the script with "rec " inserted before the first word of every
 // simple command, when the script is in the differential domain: it parses as bash, has no
-// control characters, and is made only of simple commands (no assignments, redirects or
+// control characters, and is made only of simple commands (no assignments, redirects, negation or
 // background) joined by newlines, ';', '&&' and '|' ('||' would skip commands once rec
 // succeeds). ok is false otherwise.
 func differentialScript(script string) (string, int, bool) {
@@ -38,7 +38,7 @@ func differentialScript(script string) (string, int, bool) {
 	ok := true
 	var walk func(s *syntax.Stmt)
 	walk = func(s *syntax.Stmt) {
-		if s == nil || len(s.Redirs) > 0 || s.Background || s.Coprocess || s.Disown {
+		if s == nil || len(s.Redirs) > 0 || s.Background || s.Coprocess || s.Disown || s.Negated {
 			ok = false
 			return
 		}
@@ -125,6 +125,7 @@ func FuzzAnalyze(f *testing.F) {
 		`"r"'m' -rf x; \rm -rf y`,
 		`find . -\exec rm {} +`,
 		"echo ~/x ~ x~",
+		"echo a=~/x b:~/y --opt=~/z",
 		"a | b && c; d\ne",
 		"echo {a,b} *.go $HOME",
 		"git status\r; echo x",

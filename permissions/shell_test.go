@@ -81,6 +81,8 @@ func TestAnalyzeLeaves(t *testing.T) {
 		{`\rm -rf y; "r"'m' x; $'\x72m' z`, syntax.LangBash, []string{"rm -rf y", "rm x", "rm z"}},
 		{"r\\\nm -rf build", syntax.LangPOSIX, []string{"rm -rf build"}},
 		{"ls ~/x ~ ~root", syntax.LangBash, []string{"ls /home/u/x /home/u <dynamic>"}},
+		{"echo a=~/x b:~/y '~' a='~'", syntax.LangBash, []string{"echo <dynamic> b:~/y ~ a=~"}},
+		{"echo a=~/x", syntax.LangPOSIX, []string{"echo a=~/x"}},
 		{"echo {a,b} {} {a} x{1..3}", syntax.LangBash, []string{"echo <dynamic> {} {a} <dynamic>"}},
 		{"echo {a,b}", syntax.LangPOSIX, []string{"echo <dynamic>"}}, // conservative: expand.Fields splits braces
 		{`echo *.go '*.go' \* "a b"`, syntax.LangBash, []string{"echo <dynamic> *.go * a b"}},
