@@ -425,6 +425,9 @@ func TestExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if wd, _ := os.Getwd(); cfg.Source != filepath.Join(wd, "testdata", "example.toml") {
+		t.Errorf("Source = %q, want it absolute", cfg.Source)
+	}
 	p := cfg.Policy
 	if !slices.Equal(cfg.Agent.Command, []string{"claude-agent-acp"}) || !slices.Equal(p.Roots, []string{cwd}) ||
 		p.Unmatched != "ask" || p.OutputByteLimit != DefaultOutputByteLimit || p.KillGrace != DefaultKillGrace ||

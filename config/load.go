@@ -145,9 +145,12 @@ func Load(o LoadOptions) (*Config, error) {
 	}
 	if path != "" {
 		if err := applyFile(cfg, path, realCwd, false, getenv); err != nil {
-			return nil, err
+			return nil, err // errors name the file as given
 		}
 		cfg.Source = path
+		if abs, err := filepath.Abs(path); err == nil {
+			cfg.Source = abs // absolute, so the engine can protect it
+		}
 	}
 
 	proj := filepath.Join(realCwd, ProjectFileName)
