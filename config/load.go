@@ -281,7 +281,7 @@ func applyFile(cfg *Config, file, cwd string, project bool, getenv func(string) 
 	if err != nil {
 		return &Error{File: file, Msg: errText(err)}
 	}
-	if msg := unsafeOwner(file); msg != "" {
+	if msg := unsafeOwner(file); msg != "" && !project { // a project file can only tighten
 		return &Error{File: file, Msg: msg}
 	}
 	var fc fileConfig
