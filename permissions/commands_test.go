@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -308,5 +309,36 @@ func TestExplain(t *testing.T) {
 	}
 	if !strings.HasSuffix(string(out), "}\n") {
 		t.Errorf("output should end with a newline")
+	}
+}
+
+// TestDecideCommandConcurrent: one Engine answers requests from many goroutines (run with -race).
+func TestDecideCommandConcurrent(t *testing.T) {
+	f := newCorpusFixture(t)
+	reqs := []struct {
+		r    CommandRequest
+		want Verdict
+	}{
+		{CommandRequest{Command: "git status && ls | head -n 3"}, Allow},
+		{CommandRequest{Command: "rm", Args: []string{"-rf", "x"}}, Deny},
+		{CommandRequest{Command: "id"}, Ask},
+	}
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func() {
+			var err error
+			for i := 0; i < 50 && err == nil; i++ {
+				c := reqs[(g+i)%len(reqs)]
+				if d := f.e.DecideCommand(c.r); d.Verdict != c.want {
+					err = fmt.Errorf("%q: %s, want %s", c.r.Command, d.Verdict, c.want)
+				}
+			}
+			done <- err
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
 	}
 }
