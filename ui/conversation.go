@@ -42,6 +42,7 @@ type conversation struct {
 	scroll       int // lines scrolled up from the bottom (0 = follow the end)
 	cache        map[int]convCache
 	total        int // lines of the last render (for clamping scroll)
+	drawnTotal   int // lines when the conversation was last drawn (keeps a scrolled view still)
 }
 
 func newConversation(st *Styles, md *markdown) *conversation {

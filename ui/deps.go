@@ -31,6 +31,7 @@ type paneTerm interface {
 	Exit() (terminals.ExitStatus, bool)
 	Output() terminals.Output
 	Resize(s terminals.Size) error
+	Write(p []byte) error
 	SendKey(k uv.KeyPressEvent) error
 	Paste(s string) error
 	SendMouse(m uv.MouseEvent) error

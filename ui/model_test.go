@@ -80,6 +80,7 @@ func (t *fakeTerm) SendKey(k uv.KeyPressEvent) error {
 	return nil
 }
 func (t *fakeTerm) Paste(s string) error { t.input = append(t.input, "paste "+s); return nil }
+func (t *fakeTerm) Write(p []byte) error { t.input = append(t.input, fmt.Sprintf("write %q", p)); return nil }
 func (t *fakeTerm) SendMouse(m uv.MouseEvent) error {
 	t.input = append(t.input, fmt.Sprintf("mouse %v", m))
 	return nil
@@ -636,4 +637,33 @@ func TestApprovalKeysRebound(t *testing.T) {
 	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "write", Policy: &permissions.Decision{Verdict: permissions.Ask, Path: "/w/x"}})
 	h.key("y")
 	wantCalls(t, h.agent.take(), `answer c1 option="" choice="allow_once"`)
+}
+
+func TestFocusReportsAndScrolledConversationStaysPut(t *testing.T) {
+	h := newHarness(t, nil)
+	ft := startPane(h, "t1")
+	ft.scr.Write([]byte("\x1b[?1004h")) // the program asks for focus reports
+	h.key("ctrl+g")
+	h.key("ctrl+]")
+	if strings.Join(ft.input, "|") != `write "\x1b[I"|write "\x1b[O"` {
+		t.Fatalf("focus reports = %q", ft.input)
+	}
+	for i := 0; i < 40; i++ {
+		h.ev(acpclient.SessionUpdated{Update: acp.UpdateAgentMessageText(fmt.Sprintf("line %d\n\n", i))})
+		h.ev(acpclient.SessionUpdated{Update: acp.UpdateUserMessageText("u")}) // new message each time
+	}
+	h.screenText()
+	h.key("pgup")
+	before := h.screenText()
+	h.ev(acpclient.SessionUpdated{Update: acp.UpdateAgentMessageText("brand new line")})
+	after := h.screenText()
+	top := func(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+	if top(before) != top(after) || strings.Contains(after, "brand new line") {
+		t.Fatalf("scrolled view moved:\nbefore %q\nafter  %q", top(before), top(after))
+	}
+	h.key("pgdown")
+	h.key("pgdown")
+	if !strings.Contains(h.screenText(), "brand new line") {
+		t.Fatal("back at the end, the new line is not shown")
+	}
 }

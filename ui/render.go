@@ -104,6 +104,11 @@ func (m *Model) drawConversation(c uv.Screen, r uv.Rectangle) {
 	}
 	h := r.Dy()
 	total := len(lines)
+	if m.conv.scroll > 0 && total > m.conv.drawnTotal {
+		// Scrolled back: keep the same lines in view while new ones arrive below.
+		m.conv.scroll += total - m.conv.drawnTotal
+	}
+	m.conv.drawnTotal = total
 	m.conv.scroll = min(m.conv.scroll, max(total-h, 0))
 	start := max(total-h-m.conv.scroll, 0)
 	end := min(start+h, total)

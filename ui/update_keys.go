@@ -17,7 +17,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	defer m.markDirty()
 	if m.focused {
 		if key.Matches(k, m.keys.LeavePane) {
-			m.focused = false
+			m.setFocus(false)
 			return nil
 		}
 		if p := m.selectedPane(); p != nil && p.term != nil && p.exit == nil {

@@ -79,10 +79,26 @@ func (m *Model) focusSelected() tea.Cmd {
 	case p.exit != nil:
 		m.addBanner("info", "pane "+p.label+" has finished ("+p.state()+")")
 	default:
-		m.focused = true
+		m.setFocus(true)
 		p.scroll = 0
 	}
 	return nil
+}
+
+// setFocus starts or ends typing into the selected pane and tells its program (focus in/out
+// reports, ?1004) when it asked for them.
+func (m *Model) setFocus(on bool) {
+	if m.focused == on {
+		return
+	}
+	m.focused = on
+	if p := m.selectedPane(); p != nil && p.term != nil && p.exit == nil && p.screen != nil && p.screen.Modes().Focus {
+		seq := "\x1b[O"
+		if on {
+			seq = "\x1b[I"
+		}
+		_ = p.term.Write([]byte(seq))
+	}
 }
 
 // paneScrollStep is half the selected pane's height (at least one line).
@@ -233,14 +249,14 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 			if m.selected == hit && !m.focused {
 				return m.focusSelected()
 			}
+			m.setFocus(false)
 			m.selected = hit
-			m.focused = false
 			m.applyLayout()
 			m.markDirty()
 			return nil
 		}
 		if m.focused {
-			m.focused = false
+			m.setFocus(false)
 			m.markDirty()
 		}
 	case tea.MouseWheelMsg:
