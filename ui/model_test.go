@@ -80,7 +80,10 @@ func (t *fakeTerm) SendKey(k uv.KeyPressEvent) error {
 	return nil
 }
 func (t *fakeTerm) Paste(s string) error { t.input = append(t.input, "paste "+s); return nil }
-func (t *fakeTerm) Write(p []byte) error { t.input = append(t.input, fmt.Sprintf("write %q", p)); return nil }
+func (t *fakeTerm) Write(p []byte) error {
+	t.input = append(t.input, fmt.Sprintf("write %q", p))
+	return nil
+}
 func (t *fakeTerm) SendMouse(m uv.MouseEvent) error {
 	t.input = append(t.input, fmt.Sprintf("mouse %v", m))
 	return nil
