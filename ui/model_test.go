@@ -568,6 +568,9 @@ func TestFrameIsCachedAndLinesFit(t *testing.T) {
 	if v := h.m.View(); v.Content != f1 || !v.AltScreen {
 		t.Fatal("View does not return the cached frame")
 	}
+	startPane(h, "t1")
+	startPane(h, "t2")
+	h.ev(ask("p1"))
 	for _, w := range []int{20, 37, 80, 119, 120, 200} {
 		h.send(tea.WindowSizeMsg{Width: w, Height: 24})
 		for i, l := range strings.Split(h.screenText(), "\n") {
