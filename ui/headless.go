@@ -89,7 +89,8 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (int, error) {
 	if o.GracePeriod <= 0 {
 		o.GracePeriod = 5 * time.Second
 	}
-	h := &headless{o: o, w: o.Out, printed: map[string]string{}, asked: map[string]acpclient.PermissionAsked{}}
+	h := &headless{o: o, w: o.Out, printed: map[string]string{}, named: map[string]bool{},
+		asked: map[string]acpclient.PermissionAsked{}}
 	return h.run(ctx)
 }
 
@@ -102,6 +103,7 @@ type headless struct {
 	partial bool   // a streamed line is open (no trailing newline yet)
 
 	printed map[string]string // tool call id → last printed status
+	named   map[string]bool   // tool calls a policy-answered [permission] line has named
 	asked   map[string]acpclient.PermissionAsked
 
 	sent    int   // prompts sent
@@ -178,6 +180,11 @@ func (h *headless) finish() (int, error) {
 // handle prints one event and updates the bookkeeping.
 func (h *headless) handle(ev acpclient.Event) {
 	h.state.Apply(ev)
+	if _, cancel := ev.(acpclient.CancelRequested); !cancel {
+		// Status changes the event caused (a new call, a turn end closing open calls) come
+		// before the event's own line; a cancel's come after "[cancel]".
+		h.toolChanges()
+	}
 	switch e := ev.(type) {
 	case acpclient.SessionStarted:
 		in := e.Info
@@ -206,8 +213,13 @@ func (h *headless) handle(ev acpclient.Event) {
 			detail += ": " + sanitizeLine(a.Policy.Rule)
 		}
 		if ok {
+			h.named[string(a.ToolCall.ToolCallId)] = true
 			kind, title := h.askedWhat(a)
 			h.line("[permission] %s %q → %s (%s)", kind, title, sanitizeLine(e.Outcome), detail)
+		} else if t := h.guessTool(); t != nil {
+			// Answered without a question (the policy decided): acpclient names no tool call, so
+			// the newest open one is shown — the agent asks right after announcing it.
+			h.line("[permission] %s %q → %s (%s)", headlessDash(sanitizeLine(string(t.Kind))), sanitizeLine(t.Title), sanitizeLine(e.Outcome), detail)
 		} else {
 			h.line("[permission] %s → %s (%s)", sanitizeLine(e.ID), sanitizeLine(e.Outcome), detail)
 		}
@@ -362,6 +374,19 @@ func (h *headless) toolChanges() {
 		}
 		h.line("[tool] %s %q (%s)", sanitizeLine(kind), sanitizeLine(t.Title), st)
 	}
+}
+
+// guessTool returns the newest open tool call no permission line has named yet, marking it
+// named; nil when there is none.
+func (h *headless) guessTool() *acpclient.ToolCall {
+	for i := len(h.state.ToolCalls) - 1; i >= 0; i-- {
+		t := h.state.ToolCalls[i]
+		if t.Open() && !h.named[t.ID] {
+			h.named[t.ID] = true
+			return t
+		}
+	}
+	return nil
 }
 
 // askedWhat names what a question was about: the tool kind (execute, edit, …; for acpterm's own

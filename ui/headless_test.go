@@ -302,3 +302,34 @@ func TestHeadlessSanitisesAgentText(t *testing.T) {
 		t.Fatalf("output = %q, want %q", out, want)
 	}
 }
+
+func TestHeadlessPolicyAnswerNamesTheNewestOpenToolCall(t *testing.T) {
+	c := newScriptClient(nil, map[string][]acpclient.Event{
+		"x": {
+			acpclient.PermissionResolved{ID: "perm-1", Outcome: "allow", By: "policy"},
+			acpclient.SessionUpdated{Update: acp.StartToolCall("c1", "ls -la", acp.WithStartKind(acp.ToolKindExecute))},
+			acpclient.SessionUpdated{Update: acp.UpdateToolCall("c1", acp.WithUpdateStatus(acp.ToolCallStatusCompleted))},
+			acpclient.SessionUpdated{Update: acp.StartToolCall("c2", "touch f", acp.WithStartKind(acp.ToolKindExecute))},
+			acpclient.PermissionResolved{ID: "perm-2", Outcome: "allow_once", By: "policy"},
+			acpclient.PermissionResolved{ID: "perm-3", Outcome: "reject_once", By: "policy"},
+			acpclient.TurnEnded{StopReason: "end_turn"},
+		},
+	})
+	out, code, err := runScript(t, c, HeadlessOptions{Prompts: []string{"x"}})
+	if err != nil || code != 0 {
+		t.Fatalf("RunHeadless = %d, %v", code, err)
+	}
+	want := `[prompt] x
+[permission] perm-1 → allow (policy)
+[tool] execute "ls -la" (pending)
+[tool] execute "ls -la" (completed)
+[tool] execute "touch f" (pending)
+[permission] execute "touch f" → allow_once (policy)
+[permission] perm-3 → reject_once (policy)
+[tool] execute "touch f" (incomplete)
+[stop] end_turn
+`
+	if out != want {
+		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
