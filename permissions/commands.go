@@ -16,6 +16,28 @@ import (
 	"github.com/acpterm/acpterm/config"
 )
 
+// The command half of the policy (policy.md c.3, c.4). Choices made where the design leaves room:
+//
+//   - Rules are [policy.commands] prefixes matched word by word, after quote removal, against
+//     every leaf. An allow rule's first word matches only the same bare name (looked up on the
+//     policy PATH) or a path resolving to the same real program, never a program inside a root;
+//     deny and ask rules also match by basename (/tmp/x/rm is rm). Harmless git globals
+//     (--no-pager …) are skipped when matching.
+//   - Wrappers are transparent to allow rules but not to deny/ask rules: `sudo ls` is checked
+//     against deny "sudo" and the inner `ls`.
+//   - Command and process substitutions do not raise the verdict by themselves: their commands
+//     are leaves, and their output is dynamic, so it can only be a dynamic program (ask), a
+//     dynamic argument to a tool with program-launching options (ask) or a dynamic redirect
+//     target (ask). Arithmetic on variables, [[ -eq ]], -v, subscripts, eval, source, trap,
+//     aliases, function definitions, namerefs, background jobs and setsid are at least ask.
+//   - Redirect targets are checked with DecideWrite/DecideRead, but the [policy.fs] read/write
+//     verdict itself is not applied (a static target inside a root that is not protected and
+//     matches no deny glob is fine); outside the roots or protected is deny.
+//   - A cd to a directory outside the roots is ask; later relative paths are checked against
+//     every directory the shell may be in.
+//   - An agent environment variable that is neither denied nor allowed is ask, naming it.
+//   - Budgets (MaxScriptBytes, MaxLeaves, MaxNesting, MaxWrappers) deny when exceeded.
+
 // commandRule is one [policy.commands] prefix: words matched one by one against a leaf's argv.
 type commandRule struct {
 	src      string   // as written in the config
@@ -336,8 +358,9 @@ func (p *commandPolicy) decideLeaf(l *rawLeaf, rt *cmdRuntime) leafResult {
 			}
 		}
 	}
-	check(p.deny, Deny, l.argv, "")
-	check(p.ask, Ask, l.argv, "")
+	margv := matchArgv(l.argv)
+	check(p.deny, Deny, margv, "")
+	check(p.ask, Ask, margv, "")
 	for _, w := range l.wrappers {
 		if len(w) == 0 {
 			continue
@@ -380,7 +403,7 @@ func (p *commandPolicy) decideLeaf(l *rawLeaf, rt *cmdRuntime) leafResult {
 	base := finding{verdict: p.unmatched, rule: "unmatched"}
 	if !dynProg {
 		for _, r := range p.allow {
-			if p.match(r, l.argv, real, workspace, true, rt) == 2 {
+			if p.match(r, margv, real, workspace, true, rt) == 2 {
 				base = finding{verdict: Allow, rule: "allow: " + r.src, reason: fmt.Sprintf("matches allow rule %q", r.src)}
 				break
 			}
@@ -414,6 +437,28 @@ func (p *commandPolicy) decideLeaf(l *rawLeaf, rt *cmdRuntime) leafResult {
 		}
 	}
 	return res
+}
+
+// gitHarmlessGlobals are git options before the subcommand that change neither what git runs
+// nor which repository it uses; they are skipped when matching rules, so "git status" also
+// covers `git --no-pager status` (and deny "git push" covers `git --no-pager push`).
+var gitHarmlessGlobals = map[string]bool{
+	"--no-pager": true, "-P": true, "--no-optional-locks": true, "--literal-pathspecs": true,
+	"--no-replace-objects": true, "--glob-pathspecs": true, "--noglob-pathspecs": true,
+	"--icase-pathspecs": true, "--no-advice": true,
+}
+
+// matchArgv returns the words rules are matched against: argv, minus harmless git globals.
+func matchArgv(argv []string) []string {
+	if len(argv) < 2 || path.Base(argv[0]) != "git" || !gitHarmlessGlobals[argv[1]] {
+		return argv
+	}
+	out := []string{argv[0]}
+	i := 1
+	for i < len(argv) && gitHarmlessGlobals[argv[i]] {
+		i++
+	}
+	return append(out, argv[i:]...)
 }
 
 // quoteArgv renders argv for a reason line.

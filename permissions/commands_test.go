@@ -66,6 +66,9 @@ func TestDecideLeafRules(t *testing.T) {
 	}{
 		{[]string{"git", "status", "-s"}, Allow, "allow: git status", `matches allow rule "git status"`},
 		{[]string{"/usr/bin/git", "status"}, Allow, "allow: git status", ""},
+		{[]string{"git", "--no-pager", "-P", "log", "-n", "3"}, Allow, "allow: git log", ""},
+		{[]string{"git", "--no-pager", "push", "--force"}, Deny, "deny: git push --force", ""},
+		{[]string{"git", "--no-pager", "-c", "core.pager=id", "log"}, Ask, "launch: git -c", ""},
 		{[]string{"git", "stash"}, Ask, "unmatched", "no rule covers git stash"},
 		{[]string{"git", "push"}, Ask, "ask: git push", `matches ask rule "git push"`},
 		{[]string{"git", "push", "--force", "origin"}, Deny, "deny: git push --force", ""},
