@@ -786,8 +786,14 @@ func unquotedGlob(s string) bool {
 		switch s[i] {
 		case '\\':
 			i++
-		case '*', '?', '[':
+		case '*', '?':
 			return true
+		case '[':
+			// A bracket expression needs a closing ] later in the word; a lone [ (as in
+			// `[ -d x ]`) is literal.
+			if strings.IndexByte(s[i+1:], ']') >= 0 {
+				return true
+			}
 		}
 	}
 	return false

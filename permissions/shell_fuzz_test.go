@@ -126,6 +126,7 @@ func FuzzAnalyze(f *testing.F) {
 		`find . -\exec rm {} +`,
 		"echo ~/x ~ x~",
 		"echo a=~/x b:~/y --opt=~/z",
+		"[ -d .git ] && echo [a] a[ ] [ab",
 		"a | b && c; d\ne",
 		"echo {a,b} *.go $HOME",
 		"git status\r; echo x",

@@ -86,6 +86,7 @@ func TestAnalyzeLeaves(t *testing.T) {
 		{"echo {a,b} {} {a} x{1..3}", syntax.LangBash, []string{"echo <dynamic> {} {a} <dynamic>"}},
 		{"echo {a,b}", syntax.LangPOSIX, []string{"echo <dynamic>"}}, // conservative: expand.Fields splits braces
 		{`echo *.go '*.go' \* "a b"`, syntax.LangBash, []string{"echo <dynamic> *.go * a b"}},
+		{`[ -d .git ] && echo [a] a[ ]`, syntax.LangBash, []string{"[ -d .git ]", "echo <dynamic> a[ ]"}},
 		{"timeout -s KILL 5 nice -n 3 env -u X A=1 ls -l", syntax.LangBash, []string{"ls -l"}},
 		{"xargs -0 -n1 rm -f", syntax.LangBash, []string{"rm -f <dynamic>"}},
 		{"xargs -I{} cp {} /tmp", syntax.LangBash, []string{"cp <dynamic> /tmp <dynamic>"}},
