@@ -201,16 +201,10 @@ func (m *Model) statusLine(width int) string {
 		parts = append(parts, spinFrames[m.spin]+" working")
 	}
 	parts = append(parts, m.agentLabel())
-	if sid := m.state.Info.SessionID; sid != "" {
-		parts = append(parts, "session "+truncate(sanitizeLine(sid), 12))
+	// Most urgent first: a narrow window cuts the end of the bar.
+	if n := m.pendingApprovals(); n > 0 {
+		parts = append(parts, fmt.Sprintf("approvals %d", n))
 	}
-	if md := m.currentMode(); md != "" {
-		parts = append(parts, "mode "+md)
-	}
-	if mo := m.currentModel(); mo != "" {
-		parts = append(parts, "model "+mo)
-	}
-	parts = append(parts, "policy "+m.policySource()+" (policy only)")
 	running := 0
 	for _, p := range m.panes {
 		if p.exit == nil {
@@ -220,8 +214,15 @@ func (m *Model) statusLine(width int) string {
 	if len(m.panes) > 0 {
 		parts = append(parts, fmt.Sprintf("terminals %d running", running))
 	}
-	if n := m.pendingApprovals(); n > 0 {
-		parts = append(parts, fmt.Sprintf("approvals %d", n))
+	if md := m.currentMode(); md != "" {
+		parts = append(parts, "mode "+md)
+	}
+	if mo := m.currentModel(); mo != "" {
+		parts = append(parts, "model "+mo)
+	}
+	parts = append(parts, "policy "+m.policySource()+" (policy only)")
+	if sid := m.state.Info.SessionID; sid != "" {
+		parts = append(parts, "session "+truncate(sanitizeLine(sid), 12))
 	}
 	right := m.keys.Help.Help().Key + " help"
 	left := " " + strings.Join(parts, " · ")
