@@ -727,8 +727,8 @@ func dollarQuoteSimple(s string) bool {
 				v = v*16 + hexVal(s[j])
 				j++
 			}
-			if j == i+1 || v == 0 {
-				return false
+			if j == i+1 || v == 0 || (j < len(s) && hexVal(s[j]) >= 0) {
+				return false // \x with more hex digits after it: implementations differ
 			}
 			i = j - 1
 		case isOct(c):
@@ -737,8 +737,8 @@ func dollarQuoteSimple(s string) bool {
 				v = v*8 + int(s[j]-'0')
 				j++
 			}
-			if v == 0 || v > 0o377 {
-				return false
+			if v == 0 || v > 0o377 || (j < len(s) && s[j] >= '0' && s[j] <= '9') {
+				return false // NUL, overflow, or digits right after (\18): implementations differ
 			}
 			i = j - 1
 		default:
