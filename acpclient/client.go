@@ -120,6 +120,9 @@ type Client struct {
 	sdkR *io.PipeReader
 	sdkW *io.PipeWriter
 
+	reaper    *orphanReaper
+	reapFinal chan struct{} // closed by supervise: kill and reap what is left
+	reapDone  chan struct{}
 	readDone  chan struct{} // wire reader finished
 	readBytes atomic.Int64  // bytes read from the agent's stdout (progress, for supervise)
 	gone      chan struct{} // AgentExited pushed, terminals released
@@ -218,12 +221,21 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	c.cond = sync.NewCond(&c.mu)
 	c.lifeCtx, c.lifeStop = context.WithCancel(context.Background())
 
-	c.proc, err = startAgent(o.Command, cwd, o.Env, log)
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	nonce := newMarker()
+	env = append(append([]string(nil), env...), agentMarkerVar+"="+nonce)
+	c.proc, err = startAgent(o.Command, cwd, env, log)
 	if err != nil {
 		c.lifeStop()
 		c.q.abandon()
 		return nil, err
 	}
+	c.reaper = newOrphanReaper(nonce, c.proc.pid)
+	c.reapFinal, c.reapDone = make(chan struct{}), make(chan struct{})
+	go c.reapLoop()
 	log.Info("agent started", "command", o.Command, "pid", c.proc.pid, "cwd", cwd)
 	c.out = &lockedWriter{w: c.proc.stdin}
 	c.sdkR, c.sdkW = io.Pipe()
@@ -447,9 +459,11 @@ func (c *Client) supervise() {
 			}
 		}
 	}
-	// Whatever the agent left in its group goes too (npm shims, tool children).
+	// Whatever the agent left in its group or elsewhere in its tree goes too (npm shims, tool
+	// children), and orphans re-parented to acpterm are reaped.
 	c.proc.signalGroup(syscall.SIGKILL)
-	c.proc.reapGroup(time.Second)
+	close(c.reapFinal)
+	<-c.reapDone
 	select {
 	case <-c.proc.stderrDone:
 	case <-time.After(500 * time.Millisecond):
@@ -474,6 +488,23 @@ func (c *Client) supervise() {
 	c.closeAgentScreens()
 	c.q.push(AgentExited{Code: ee.Code, Signal: ee.Signal, StderrTail: ee.StderrTail, Expected: expected})
 	close(c.gone)
+}
+
+// reapLoop reaps the agent's orphans while it runs (every 250 ms) and, when it is gone, kills
+// and reaps the rest of its tree.
+func (c *Client) reapLoop() {
+	defer close(c.reapDone)
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			c.reaper.sweep(false)
+		case <-c.reapFinal:
+			c.reaper.finish(2 * time.Second)
+			return
+		}
+	}
 }
 
 // Events returns the client's event stream: unbounded, ordered, closed after Close. Read it

@@ -368,3 +368,38 @@ func TestOversizedLines(t *testing.T) {
 		t.Errorf("connection after oversized request: %+v %q", end, h.lastAgentText())
 	}
 }
+
+func procGone(pid int) bool {
+	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	return os.IsNotExist(err)
+}
+
+// Processes of the agent's tree re-parented to acpterm (a subreaper once a terminals.Manager
+// exists) are reaped while the agent runs, and killed and reaped when it is gone.
+func TestAgentOrphansReaped(t *testing.T) {
+	h := start(t, setup{})
+	var short, long int
+	h.turn("orphan 0.2")
+	fmt.Sscanf(h.lastAgentText(), "orphan %d", &short)
+	h.turn("orphan 600")
+	fmt.Sscanf(h.lastAgentText(), "orphan %d", &long)
+	if short == 0 || long == 0 {
+		t.Fatalf("no pids: %q", h.lastAgentText())
+	}
+	deadline := time.Now().Add(evTimeout)
+	for !procGone(short) {
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", short))
+			t.Fatalf("orphan %d not reaped while the agent runs: %s", short, b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if procGone(long) {
+		t.Fatalf("the long orphan %d is already gone", long)
+	}
+	h.c.Close()
+	if !procGone(long) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", long))
+		t.Errorf("orphan %d survived Close: %s", long, b)
+	}
+}

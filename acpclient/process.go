@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -52,6 +52,13 @@ func startAgent(argv []string, dir string, env []string, log *slog.Logger) (*age
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return nil, fmt.Errorf("acpclient: agent command %q: %w", argv[0], err)
+	}
+	// A relative path ("./agent.sh") was found from acpterm's working directory, but exec
+	// resolves it against cmd.Dir (the session cwd): make it absolute first.
+	if !filepath.IsAbs(path) {
+		if path, err = filepath.Abs(path); err != nil {
+			return nil, fmt.Errorf("acpclient: agent command %q: %w", argv[0], err)
+		}
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -118,26 +125,6 @@ func (p *agentProc) wait() {
 // signalGroup sends sig to the agent's whole process group (ESRCH ignored).
 func (p *agentProc) signalGroup(sig syscall.Signal) {
 	_ = unix.Kill(-p.pid, sig)
-}
-
-// reapGroup reaps processes of the agent's group that were re-parented to us (acpterm is a
-// child subreaper when a terminals.Manager exists), for at most d.
-func (p *agentProc) reapGroup(d time.Duration) {
-	deadline := time.Now().Add(d)
-	for {
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-p.pid, &ws, unix.WNOHANG, nil)
-		if err != nil { // ECHILD: nothing of that group is our child any more
-			return
-		}
-		if pid > 0 {
-			continue
-		}
-		if time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func (p *agentProc) closeStdout() { p.stdoutClose.Do(func() { p.stdout.Close() }) }

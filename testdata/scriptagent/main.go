@@ -496,6 +496,13 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.say("started " + ct.TerminalId)
 		time.Sleep(200 * time.Millisecond)
 		os.Exit(5)
+	case "orphan": // orphan SECONDS: leave a `sleep SECONDS` whose parent shell has exited
+		out, err := exec.Command("sh", "-c", "sleep "+f[1]+" >/dev/null 2>&1 & echo $!").Output()
+		if err != nil {
+			a.say("orphan error " + err.Error())
+			break
+		}
+		a.say("orphan " + strings.TrimSpace(string(out)))
 	case "killself":
 		a.say("about to die")
 		time.Sleep(50 * time.Millisecond)
