@@ -2,6 +2,7 @@ package realagents
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -280,3 +281,29 @@ func testHeadlessExample(t *testing.T, agent string) {
 
 func TestHeadlessSDKExample(t *testing.T) { testHeadlessExample(t, sdkExample) }
 func TestHeadlessGoExample(t *testing.T)  { testHeadlessExample(t, goExample) }
+
+// TestHeadlessRelativeAgentPath: `acpterm --cwd DIR -- ./agent` starts the agent
+// named relative to acpterm's own directory, not to the session cwd.
+func TestHeadlessRelativeAgentPath(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, goExample)
+	bin := filepath.Join(r.dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(goExampleBin, filepath.Join(bin, "agent")); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"--headless", "--prompt", "hello"}, r.acptermArgs(r.writeConfig(policyOpts{}))...)
+	args = append(args, "--", "./agent")
+	cmd := exec.Command(acpterm(t), args...)
+	cmd.Dir = bin
+	cmd.Env = r.env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("acpterm -- ./agent (from %s, --cwd %s): %v\n%s", bin, r.cwd, err, out)
+	}
+	if !strings.Contains(string(out), "[stop] end_turn") {
+		t.Errorf("no [stop] end_turn in:\n%s", out)
+	}
+}

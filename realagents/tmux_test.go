@@ -91,20 +91,23 @@ func (s *tuiSession) typeText(text string) {
 	}
 }
 
-// exited reports whether acpterm's pane is dead, and its exit status.
+// exited reports whether acpterm's pane is dead, and how it ended: its exit
+// status ("0") or "signal N".
 func (s *tuiSession) exited() (bool, string) {
-	out, err := s.tmux("display-message", "-p", "-t", "0", "#{pane_dead} #{pane_dead_status}").Output()
+	out, err := s.tmux("display-message", "-p", "-t", "0", "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}").Output()
 	if err != nil {
-		return true, "?"
+		return true, "? (" + err.Error() + ")"
 	}
 	f := strings.Fields(string(out))
-	if len(f) >= 1 && f[0] == "1" {
-		if len(f) >= 2 {
-			return true, f[1]
-		}
-		return true, ""
+	switch {
+	case len(f) == 0 || f[0] != "1":
+		return false, ""
+	case len(f) >= 3:
+		return true, f[1] + " signal " + f[2]
+	case len(f) == 2:
+		return true, f[1]
 	}
-	return false, ""
+	return true, "(no status)"
 }
 
 // quit presses the quit key and waits for acpterm to exit; it returns the exit status.
