@@ -14,19 +14,24 @@ import (
 // every key except the leave key; then overlays (help, grants); then quit/interrupt; then the
 // approval modal; then pane and conversation commands; then the editor.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
-	defer m.markDirty()
 	if m.focused {
-		if key.Matches(k, m.keys.LeavePane) {
-			m.setFocus(false)
-			return nil
-		}
-		if p := m.selectedPane(); p != nil && p.term != nil && p.exit == nil {
-			p.scroll = 0
+		if p := m.selectedPane(); p != nil && p.term != nil && p.exit == nil && !key.Matches(k, m.keys.LeavePane) {
+			if p.scroll != 0 {
+				p.scroll = 0
+				m.markDirty()
+			}
+			// No frame now: the program's echo changes the screen, and that wakes the redraw.
 			_ = p.term.SendKey(uv.KeyPressEvent(k))
 			return nil
 		}
-		// The program is gone (or the pane is read-only): leave typing mode.
-		m.focused = false
+	}
+	defer m.markDirty()
+	if m.focused {
+		// The leave key, or the program is gone (or the pane is read-only): leave typing mode.
+		m.setFocus(false)
+		if key.Matches(k, m.keys.LeavePane) {
+			return nil
+		}
 	}
 	if m.showHelp {
 		m.showHelp = false
