@@ -190,6 +190,8 @@ func (a *agent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest)
 	s.mode = p.ModeId
 	a.mu.Unlock()
 	a.record("mode", map[string]any{"mode": string(p.ModeId)})
+	// Confirm the switch the way agents do, with current_mode_update.
+	a.update(s, acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: p.ModeId}})
 	return acp.SetSessionModeResponse{}, nil
 }
 

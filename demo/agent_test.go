@@ -440,7 +440,7 @@ func TestTourShowsEveryFeature(t *testing.T) {
 		t.Fatalf("prompt = %q, %v", stop, err)
 	}
 	h.c.mu.Lock()
-	var plans, tools, commands int
+	var plans, tools, commands, modes int
 	for _, u := range h.c.updates {
 		switch {
 		case u.Plan != nil:
@@ -449,12 +449,14 @@ func TestTourShowsEveryFeature(t *testing.T) {
 			tools++
 		case u.AvailableCommandsUpdate != nil:
 			commands = len(u.AvailableCommandsUpdate.AvailableCommands)
+		case u.CurrentModeUpdate != nil:
+			modes++
 		}
 	}
 	thoughts := h.c.thoughts.String()
 	h.c.mu.Unlock()
-	if plans != 6 || tools != 5 || commands != len(Scenarios) || thoughts == "" {
-		t.Fatalf("plans=%d tools=%d commands=%d thought=%q; want 6, 5, %d, non-empty", plans, tools, commands, thoughts, len(Scenarios))
+	if plans != 6 || tools != 5 || commands != len(Scenarios) || modes != 1 || thoughts == "" {
+		t.Fatalf("plans=%d tools=%d commands=%d modes=%d thought=%q; want 6, 5, %d, 1, non-empty", plans, tools, commands, modes, thoughts, len(Scenarios))
 	}
 	for _, want := range []string{"I work in `/proj`", "terminal t1 exit 0: \x1b[31mred", "terminal t3 exit 0: Your name? hello Bo", "permission outcome: selected allow-once", "wrote /proj/demo.md", "terminal t2 exit 0: tick 1", "That was the tour."} {
 		if !strings.Contains(h.text(), want) {
@@ -467,6 +469,13 @@ func TestSetModeAndBadMode(t *testing.T) {
 	h := newHarness(t, &testClient{})
 	if _, err := h.conn.SetSessionMode(context.Background(), acp.SetSessionModeRequest{SessionId: h.sid, ModeId: "code"}); err != nil {
 		t.Fatal(err)
+	}
+	// The switch is confirmed with current_mode_update before the response (SDK response barrier).
+	h.c.mu.Lock()
+	last := h.c.updates[len(h.c.updates)-1]
+	h.c.mu.Unlock()
+	if last.CurrentModeUpdate == nil || last.CurrentModeUpdate.CurrentModeId != "code" {
+		t.Fatalf("last update = %+v, want current_mode_update code", last)
 	}
 	_, err := h.conn.SetSessionMode(context.Background(), acp.SetSessionModeRequest{SessionId: h.sid, ModeId: "yolo"})
 	var re *acp.RequestError

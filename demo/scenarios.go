@@ -180,6 +180,14 @@ func (t *turn) plan(done int) {
 	t.a.update(t.s, acp.UpdatePlan(entries...))
 }
 
+// setMode switches the session's mode from the agent side (current_mode_update).
+func (t *turn) setMode(id acp.SessionModeId) {
+	t.a.mu.Lock()
+	t.s.mode = id
+	t.a.mu.Unlock()
+	t.a.update(t.s, acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: id}})
+}
+
 // PermissionOptions are the options the demo offers in every session/request_permission; the
 // optionIds are what the agent reports back ("permission outcome: selected allow-once").
 var PermissionOptions = []acp.PermissionOption{
@@ -404,7 +412,8 @@ func (t *turn) tour() error {
 		return nil
 	}
 	t.plan(3)
-	t.say(fmt.Sprintf("Now a **file edit** through `fs/write_text_file`: `%s`, shown as a diff.\n\n", DemoFile))
+	t.setMode("code")
+	t.say(fmt.Sprintf("I switched myself to **Code** mode (see the status bar). Now a **file edit** through `fs/write_text_file`: `%s`, shown as a diff.\n\n", DemoFile))
 	t.write()
 	t.say("Waiting for the ticker to finish…\n\n")
 	t.report(t.finishTerminal(longID, long, LongCommand(t.a.opts.LongSeconds)))

@@ -53,6 +53,11 @@ func TestHeadlessEchoAndStreamExactOutput(t *testing.T) {
 	if r.stderr != "" {
 		t.Fatalf("stderr = %q, want nothing", r.stderr)
 	}
+	// Diagnostics went to the default log file in the state dir, not to the terminal.
+	logb, err := os.ReadFile(filepath.Join(e.stateD, "acpterm", "acpterm.log"))
+	if err != nil || !strings.Contains(string(logb), `msg="acpterm: start"`) || !strings.Contains(string(logb), `msg="acpterm: exit"`) {
+		t.Fatalf("log file: %v\n%s", err, logb)
+	}
 }
 
 func TestHeadlessPermissionAnsweredByApprove(t *testing.T) {
