@@ -11,10 +11,12 @@ import (
 
 // ManagerOptions configure a Manager.
 type ManagerOptions struct {
-	MaxLive   int             // live (unreleased) terminals at once; 0 → 16
-	KillGrace time.Duration   // default SIGTERM→SIGKILL grace; 0 → 2 s
-	OnChange  func(id string) // called (from reader goroutines, must not block) when a screen changed,
-	// a terminal exited or was released; callers coalesce
+	MaxLive   int           // live (unreleased) terminals at once; 0 → 16
+	KillGrace time.Duration // default SIGTERM→SIGKILL grace; 0 → 2 s
+	// OnChange is called (from the engine's goroutines; it must not block)
+	// when a screen changed, a terminal exited or was released; callers
+	// coalesce. Nil: no notifications.
+	OnChange func(id string)
 }
 
 // Manager starts terminals and keeps track of them. Creating one makes the
