@@ -255,3 +255,21 @@ func TestStatePermissionsAndTerminals(t *testing.T) {
 		t.Errorf("exited %+v notices %v", s.Exited, s.Notices)
 	}
 }
+
+func TestToolLabel(t *testing.T) {
+	for _, c := range []struct {
+		raw   any
+		title string
+		want  string
+	}{
+		{map[string]any{"command": " ls -la "}, "t", "ls -la"},
+		{map[string]any{"command": []any{"/bin/bash", "-lc", "touch x && ls"}}, "t", "touch x && ls"},
+		{map[string]any{"command": []any{"git", "status"}}, "t", "git status"},
+		{map[string]any{"command": []any{"git", 3}}, "Title", "Title"},
+		{nil, "Terminal", "Terminal"},
+	} {
+		if got := toolLabel(&toolInfo{rawInput: c.raw, title: c.title}); got != c.want {
+			t.Errorf("toolLabel(%v) = %q, want %q", c.raw, got, c.want)
+		}
+	}
+}

@@ -201,6 +201,8 @@ func (at *agentTerm) crlf(s string) []byte {
 func toolLabel(ti *toolInfo) string {
 	if cmd, argv := commandOf(ti.rawInput); cmd != "" {
 		return cmd
+	} else if len(argv) == 3 && (argv[1] == "-c" || argv[1] == "-lc") && strings.HasSuffix(argv[0], "sh") {
+		return argv[2] // codex-acp: ["/bin/bash","-lc",LINE]
 	} else if len(argv) > 0 {
 		return strings.Join(argv, " ")
 	}
