@@ -23,11 +23,11 @@ func (md *markdown) renderer(width int) *glamour.TermRenderer {
 	if r, ok := md.renderers[width]; ok {
 		return r
 	}
+	// With NO_COLOR the coloured styles are still used: Bubble Tea's colour profile (Ascii)
+	// drops the colours and keeps bold/italic, whereas glamour's "notty" style would show the
+	// Markdown markers raw.
 	cfg := styles.DarkStyleConfig
-	switch {
-	case md.noColor:
-		cfg = styles.NoTTYStyleConfig
-	case !md.dark:
+	if !md.dark {
 		cfg = styles.LightStyleConfig
 	}
 	zero := uint(0)
