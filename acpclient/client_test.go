@@ -403,3 +403,22 @@ func TestAgentOrphansReaped(t *testing.T) {
 		t.Errorf("orphan %d survived Close: %s", long, b)
 	}
 }
+
+// An agent that closes its stdout but stays alive can no longer talk: it is stopped and the
+// turn ends with an error.
+func TestAgentClosesStdout(t *testing.T) {
+	h := start(t, setup{opts: func(o *Options) { o.KillGrace = 500 * time.Millisecond }})
+	h.c.Prompt("closeout")
+	from := 0
+	ex := h.waitFor(&from, "AgentExited", func(e Event) bool { _, ok := e.(AgentExited); return ok }).(AgentExited)
+	if ex.Signal != "SIGTERM" || ex.Expected {
+		t.Errorf("AgentExited = %+v", ex)
+	}
+	end := h.waitFor(&from, "TurnEnded", isTurnEnded).(TurnEnded)
+	if end.Err == nil || !strings.Contains(end.Err.Error(), "agent was killed by SIGTERM") {
+		t.Errorf("TurnEnded = %+v", end)
+	}
+	if _, err := h.c.ListSessions(t.Context()); !errors.Is(err, ErrNotSupported) {
+		t.Errorf("ListSessions = %v", err)
+	}
+}

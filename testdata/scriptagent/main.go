@@ -503,6 +503,14 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			break
 		}
 		a.say("orphan " + strings.TrimSpace(string(out)))
+	case "closeout": // close stdout (broken pipe for the client) and hang
+		a.say("closing stdout")
+		time.Sleep(50 * time.Millisecond)
+		out.mu.Lock()
+		os.Stdout.Close()
+		for {
+			time.Sleep(time.Hour)
+		}
 	case "killself":
 		a.say("about to die")
 		time.Sleep(50 * time.Millisecond)
