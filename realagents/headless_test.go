@@ -307,3 +307,31 @@ func TestHeadlessRelativeAgentPath(t *testing.T) {
 		t.Errorf("no [stop] end_turn in:\n%s", out)
 	}
 }
+
+// TestHeadlessCodexLong: codex may leave a long command's tool call open (no
+// completing update); acpterm closes it when the turn ends, and the output that
+// did stream reached the agent-owned terminal.
+func TestHeadlessCodexLong(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, codex)
+	h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "run something long")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	expectLines(t, h,
+		`^\[terminal \S+\] started \(agent-owned\): .*for i in 1 2 3 4 5`,
+		`^  \| tick 5$`,
+		`^\[stop\] end_turn$`,
+	)
+	// The last status printed for the command's tool call is a final one.
+	rx := regexp.MustCompile(`^\[tool\] execute ".*tick.*" \((\w+)\)$`)
+	last := ""
+	for _, l := range h.Lines {
+		if m := rx.FindStringSubmatch(l); m != nil {
+			last = m[1]
+		}
+	}
+	if last == "" || last == "pending" || last == "in_progress" {
+		t.Errorf("the command's tool call ended the session %q, want a final status\n%s", last, h)
+	}
+}
