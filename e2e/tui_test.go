@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -223,4 +225,60 @@ func TestTUIAgentCrashBanner(t *testing.T) {
 	}
 	// The session cannot continue: quitting reports the agent failure (exit 1).
 	quit(t, e, tm, 1)
+}
+
+func TestTUIPlanThoughtAndModeSwitch(t *testing.T) {
+	e := newEnv(t)
+	tm := startDemo(t, e, "plan")
+	screen := tm.waitFor("Plan sent.")
+	for _, want := range []string{"Thinking about what a plan looks like.", "[x] Say hello", "[x] Run commands in panes", "[~] Ask for permission", "[ ] Wrap up", "mode Ask"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Fatalf("screen:\n%s", screen)
+	}
+	tm.keys("M-m") // next mode: the agent gets session/set_mode and confirms it
+	tm.waitFor("mode Code")
+	if got := recorded(t, e, "mode"); len(got) != 1 || got[0]["mode"] != "code" {
+		t.Fatalf("the agent received modes %v, want [code]", got)
+	}
+	quit(t, e, tm, 0)
+}
+
+func TestTUIWriteAskShowsDiffThenDenyOrAllow(t *testing.T) {
+	e := newEnv(t)
+	tm := startDemo(t, e, "write")
+	screen := tm.waitFor("Write file?")
+	for _, want := range []string{"write " + e.project + "/demo.md", "+This file was written by the demo agent", "+- edit 1", "d/4   Deny"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("approval lacks %q:\n%s", want, screen)
+		}
+	}
+	tm.keys("d")
+	tm.waitFor("write refused: acpterm user denied write of " + e.project + "/demo.md")
+	if _, err := os.Stat(filepath.Join(e.project, "demo.md")); err == nil {
+		t.Fatal("demo.md exists after the write was denied")
+	}
+	tm.typeText("write")
+	tm.keys("Enter")
+	tm.waitFor("Write file?")
+	tm.keys("a")
+	tm.waitFor("wrote " + e.project + "/demo.md (93 bytes, edit 1)")
+	b, err := os.ReadFile(filepath.Join(e.project, "demo.md"))
+	if err != nil || string(b) != "# acpterm demo\n\nThis file was written by the demo agent through fs/write_text_file.\n- edit 1\n" {
+		t.Fatalf("demo.md = %q, %v", b, err)
+	}
+	quit(t, e, tm, 0)
+}
+
+func TestTUISlashCommandCompletion(t *testing.T) {
+	e := newEnv(t)
+	tm := startDemo(t, e, "echo ready")
+	tm.waitFor("ready")
+	tm.typeText("/wr")
+	tm.keys("Tab")
+	tm.waitMatch(regexp.MustCompile(`(?m)^› /write\s*$`))
+	quit(t, e, tm, 0)
 }
