@@ -673,3 +673,28 @@ func TestFocusReportsAndScrolledConversationStaysPut(t *testing.T) {
 		t.Fatal("back at the end, the new line is not shown")
 	}
 }
+
+func TestMouseSelectsFocusesAndScrolls(t *testing.T) {
+	h := newHarness(t, nil)
+	startPane(h, "t1")
+	startPane(h, "t2")
+	startPane(h, "t3") // 100 columns: tabbed, t3 shown
+	if !h.m.lay.tabbed || h.m.selected != 2 {
+		t.Fatalf("tabbed=%v selected=%d", h.m.lay.tabbed, h.m.selected)
+	}
+	tabs := h.m.lay.tabs
+	h.send(tea.MouseClickMsg{X: tabs.Min.X + 2, Y: tabs.Min.Y, Button: tea.MouseLeft}) // first tab
+	if h.m.selected != 0 || h.m.focused {
+		t.Fatalf("tab click: selected=%d focused=%v", h.m.selected, h.m.focused)
+	}
+	h.screenText()
+	in := interior(h.m.lay.panes[0].outer)
+	h.send(tea.MouseClickMsg{X: in.Min.X + 1, Y: in.Min.Y + 1, Button: tea.MouseLeft}) // the selected pane: type into it
+	if !h.m.focused {
+		t.Fatal("click on the selected pane did not focus it")
+	}
+	h.send(tea.MouseClickMsg{X: 1, Y: 1, Button: tea.MouseLeft}) // the conversation: leave the pane
+	if h.m.focused {
+		t.Fatal("click outside did not leave the pane")
+	}
+}

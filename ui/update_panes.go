@@ -245,6 +245,15 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		if msg.Button != tea.MouseLeft {
 			return nil
 		}
+		if m.lay.tabbed && pt.In(m.lay.tabs) {
+			if i := m.tabAt(mo.X - m.lay.tabs.Min.X); i >= 0 {
+				m.setFocus(false)
+				m.selected = i
+				m.applyLayout()
+				m.markDirty()
+			}
+			return nil
+		}
 		if hit >= 0 {
 			if m.selected == hit && !m.focused {
 				return m.focusSelected()
