@@ -55,3 +55,23 @@ func TestSkipAheadCutsAtLineStart(t *testing.T) {
 		t.Fatalf("cut inside a character: % x", term.backlog[:3])
 	}
 }
+
+func TestScanModesKeepsLastChange(t *testing.T) {
+	p := []byte("a\x1b[?1h\x1b[?2004hxx\x1b[?1049;1006h\r\n\x1b[?1l\x1b[?25l\x1b[?h\x1b[12;3H\x1b[?1000")
+	got := string(replayModes(scanModes(p, nil)))
+	if want := "\x1b[?2004h\x1b[?1049h\x1b[?1006h\x1b[?1l\x1b[?25l"; got != want {
+		t.Fatalf("got %q want %q", got, want)
+	}
+}
+
+// TestFloodKeepsModes: modes set early in a flood survive skip-ahead.
+func TestFloodKeepsModes(t *testing.T) {
+	h := newMgr(t, ManagerOptions{})
+	term := h.start(t, StartOptions{ShellLine: `seq 1 300000; printf '\033[?2004h\033[?1h'; seq 1 300000; printf '\033[?1l'`, Size: Size{Cols: 80, Rows: 24}})
+	waitExit(t, term)
+	_ = term.Release()
+	if m := term.Screen().Modes(); !m.BracketedPaste || m.CursorKeys {
+		t.Fatalf("modes after flood %+v (skipped %d bytes)", m, term.Skipped())
+	}
+	t.Logf("skipped %d bytes", term.Skipped())
+}

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -89,6 +91,7 @@ type Terminal struct {
 	blWake   chan struct{}
 	skipped  atomic.Int64 // bytes never shown because of skip-ahead
 	lastSkip time.Time    // when the backlog last overflowed (flood mode); blMu
+	modeLog  []modeSet    // private modes set by skipped output, to replay; blMu
 
 	leaderDone chan struct{} // leader reaped
 	drained    chan struct{} // output written before exit has been read
@@ -384,11 +387,13 @@ func (t *Terminal) skipAhead() {
 	t.lastSkip = time.Now()
 }
 
-// cutBacklog drops the first cut bytes of the backlog; blMu held.
+// cutBacklog drops the first cut bytes of the backlog, remembering the
+// private modes they set (to replay after the reset); blMu held.
 func (t *Terminal) cutBacklog(cut int) {
 	if cut <= 0 {
 		return
 	}
+	t.modeLog = scanModes(t.backlog[:cut], t.modeLog)
 	t.skipped.Add(int64(cut))
 	t.backlog = append(t.backlog[:0], t.backlog[cut:]...)
 	t.skip = true
@@ -488,10 +493,17 @@ func (t *Terminal) feeder() {
 		t.backlog = t.backlog[:rest]
 		skip := t.skip
 		t.skip = false
+		replay := replayModes(t.modeLog)
+		t.modeLog = t.modeLog[:0]
 		t.blMu.Unlock()
 
 		if skip {
 			t.scr.reset()
+			if len(replay) > 0 { // modes (alt screen, DECCKM, paste, mouse) the skipped output set
+				t.scr.mu.Lock()
+				_, _ = t.scr.em.Write(replay)
+				t.scr.mu.Unlock()
+			}
 		}
 		for p := chunk; len(p) > 0; {
 			k := min(len(p), feedSlice)
@@ -781,3 +793,66 @@ func (t *Terminal) SendMouse(m uv.MouseEvent) error {
 
 // Screen returns the terminal's screen (for drawing; do not Write to it).
 func (t *Terminal) Screen() *Screen { return t.scr }
+
+// modeSet is a DEC private mode change (CSI ? n h / l).
+type modeSet struct {
+	mode int
+	on   bool
+}
+
+// scanModes appends the DEC private mode changes found in p to log,
+// keeping only the last change per mode, in order of last change.
+func scanModes(p []byte, log []modeSet) []modeSet {
+	for {
+		i := bytes.Index(p, []byte("\x1b[?"))
+		if i < 0 {
+			return log
+		}
+		p = p[i+3:]
+		var params [8]int
+		np, cur, has, j := 0, 0, false, 0
+		for ; j < len(p); j++ {
+			c := p[j]
+			if c >= '0' && c <= '9' {
+				if cur < 100000 {
+					cur = cur*10 + int(c-'0')
+				}
+				has = true
+			} else if c == ';' && np < len(params)-1 {
+				params[np] = cur
+				np++
+				cur, has = 0, false
+			} else {
+				break
+			}
+		}
+		if j < len(p) && (p[j] == 'h' || p[j] == 'l') {
+			if has {
+				params[np] = cur
+				np++
+			}
+			for _, m := range params[:np] {
+				log = slices.DeleteFunc(log, func(x modeSet) bool { return x.mode == m })
+				if len(log) < 64 {
+					log = append(log, modeSet{m, p[j] == 'h'})
+				}
+			}
+		}
+		p = p[j:]
+	}
+}
+
+// replayModes encodes log as CSI ? n h / l sequences.
+func replayModes(log []modeSet) []byte {
+	var b []byte
+	for _, m := range log {
+		b = append(b, "\x1b[?"...)
+		b = strconv.AppendInt(b, int64(m.mode), 10)
+		if m.on {
+			b = append(b, 'h')
+		} else {
+			b = append(b, 'l')
+		}
+	}
+	return b
+}
