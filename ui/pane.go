@@ -30,6 +30,7 @@ type pane struct {
 	truncated bool
 
 	scroll  int            // lines scrolled back into history (0 = live)
+	sbLen   int            // scroll-back length when last drawn (keeps a scrolled view still)
 	size    terminals.Size // size last applied to the terminal (cells)
 	drawnAt uint64         // screen version last drawn
 
@@ -112,6 +113,15 @@ type paneDrawOpts struct {
 // position in scr coordinates when the pane is focused, live and the program shows a cursor.
 func drawPane(scr uv.Screen, st *Styles, p *pane, outer uv.Rectangle, o paneDrawOpts) (cur uv.Position, showCursor bool) {
 	focused, selected, now := o.focused, o.selected, o.now
+	if p.screen != nil {
+		if n := p.screen.ScrollbackLen(); p.scroll > 0 && n > p.sbLen {
+			// Scrolled back: keep the same lines in view while output keeps arriving.
+			p.scroll = min(p.scroll+n-p.sbLen, n)
+			p.sbLen = n
+		} else {
+			p.sbLen = n
+		}
+	}
 	if outer.Dx() < 3 || outer.Dy() < 3 {
 		fillRect(scr, outer)
 		return cur, false

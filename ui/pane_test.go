@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +91,25 @@ func TestFormatElapsed(t *testing.T) {
 		if got := formatElapsed(d); got != want {
 			t.Errorf("formatElapsed(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+func TestPaneScrolledViewStaysPut(t *testing.T) {
+	scr := terminals.NewScreen(terminals.Size{Cols: 20, Rows: 3})
+	t.Cleanup(func() { _ = scr.Close() })
+	for i := 1; i <= 10; i++ {
+		scr.Write([]byte(fmt.Sprintf("line %d\r\n", i)))
+	}
+	p := &pane{id: "t", label: "seq", screen: scr}
+	rows, _ := renderPaneRows(t, p, 22, 5, paneDrawOpts{})
+	p.scroll = 2
+	rows, _ = renderPaneRows(t, p, 22, 5, paneDrawOpts{})
+	if rows[1] != "│line 7              │" || !strings.Contains(p.title(time.Time{}, 0), "scrolled 2") {
+		t.Fatalf("scrolled rows:\n%s", strings.Join(rows, "\n"))
+	}
+	scr.Write([]byte("line 11\r\nline 12\r\n"))
+	rows, _ = renderPaneRows(t, p, 22, 5, paneDrawOpts{})
+	if rows[1] != "│line 7              │" || p.scroll != 4 {
+		t.Fatalf("after more output (scroll %d):\n%s", p.scroll, strings.Join(rows, "\n"))
 	}
 }
