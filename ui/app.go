@@ -10,8 +10,10 @@
 //     the terminals package guarantees they return promptly (its single writer goroutine).
 //   - Nothing but Bubble Tea writes to the real terminal. Agent text is sanitised (sanitize.go)
 //     before it is rendered, so no escape sequence from the agent reaches the tty.
-//   - Frames are built only on redrawMsg (at most one per frameInterval) and cached; View returns
-//     the cached frame, so an idle program writes nothing.
+//   - Frames are built only on redrawMsg (at most one per frameInterval; output in panes the user
+//     is not typing into at most one per bgFrameInterval) and cached; View returns the cached
+//     frame, so an idle program writes nothing. No timer runs when idle: the spinner ticks only
+//     during a turn, pane clocks only while a terminal runs.
 //
 // Background delivery: acpclient events are forwarded in order by one goroutine (never dropped);
 // terminal screen changes arrive as a non-blocking wake (Wake) and are coalesced into redrawMsg.
