@@ -668,8 +668,8 @@ func (a *analyzer) static(w *syntax.Word, c actx) (string, bool) {
 			}
 
 		case *syntax.SglQuoted:
-			if x.Dollar && !dollarQuoteSimple(x.Value) {
-				return "", false
+			if x.Dollar && (c.lang == syntax.LangPOSIX || !dollarQuoteSimple(x.Value)) {
+				return "", false // dash has no $'…': it runs a literal $ followed by the string
 			}
 		case *syntax.DblQuoted:
 			if x.Dollar {

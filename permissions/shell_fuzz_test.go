@@ -26,11 +26,11 @@ const recorderPrelude = "rec() { printf '%s\\0' \"$#\" \"$@\" >&3; }\n"
 // control characters, and is made only of simple commands (no assignments, redirects, negation or
 // background) joined by newlines, ';', '&&' and '|' ('||' would skip commands once rec
 // succeeds). ok is false otherwise.
-func differentialScript(script string) (string, int, bool) {
+func differentialScript(script string, lang syntax.LangVariant) (string, int, bool) {
 	if _, bad := controlChar(script); bad || strings.IndexByte(script, 0) >= 0 {
 		return "", 0, false
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), "")
 	if err != nil {
 		return "", 0, false
 	}
@@ -74,9 +74,9 @@ func differentialScript(script string) (string, int, bool) {
 	return out, len(offsets), true
 }
 
-// runRecorded runs script under bash with the recorder and returns each recorded argv joined by
+// runRecorded runs script under shell (bash or dash) with the recorder and returns each recorded argv joined by
 // NUL, sorted (pipeline members run concurrently).
-func runRecorded(t *testing.T, bash, script, home string) []string {
+func runRecorded(t *testing.T, shell, script, home string) []string {
 	t.Helper()
 	rec, err := os.CreateTemp(t.TempDir(), "rec")
 	if err != nil {
@@ -85,7 +85,11 @@ func runRecorded(t *testing.T, bash, script, home string) []string {
 	defer rec.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bash, "--norc", "--noprofile", "-c", recorderPrelude+script)
+	args := []string{"-c", recorderPrelude + script}
+	if strings.HasSuffix(shell, "bash") {
+		args = append([]string{"--norc", "--noprofile"}, args...)
+	}
+	cmd := exec.CommandContext(ctx, shell, args...)
 	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
 	cmd.Dir = t.TempDir()
 	cmd.ExtraFiles = []*os.File{rec}
@@ -93,7 +97,7 @@ func runRecorded(t *testing.T, bash, script, home string) []string {
 	cmd.Stderr = &stderr
 	_ = cmd.Run() // the script's own exit status does not matter
 	if ctx.Err() != nil {
-		t.Fatalf("bash timed out on %q", script)
+		t.Fatalf("%s timed out on %q", shell, script)
 	}
 	data, err := os.ReadFile(rec.Name())
 	if err != nil {
@@ -114,7 +118,7 @@ func runRecorded(t *testing.T, bash, script, home string) []string {
 }
 
 // FuzzAnalyze feeds scripts to the shell analyser: it must never panic, and whenever it claims
-// every leaf of a plain script is static, bash must split the same words (policy.md c.4,
+// every leaf of a plain script is static, bash (and dash for POSIX sh) must split the same words (policy.md c.4,
 // differential testing). Run: go test -run=^$ -fuzz=FuzzAnalyze -fuzztime=20s ./permissions/
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range []string{
@@ -127,6 +131,7 @@ func FuzzAnalyze(f *testing.F) {
 		"echo ~/x ~ x~",
 		"echo a=~/x b:~/y --opt=~/z",
 		"[ -d .git ] && echo [a] a[ ] [ab",
+		"echo $'\\x41' $\"x\"",
 		"a | b && c; d\ne",
 		"echo {a,b} *.go $HOME",
 		"git status\r; echo x",
@@ -144,37 +149,51 @@ func FuzzAnalyze(f *testing.F) {
 	}
 	home := "/home/fuzz"
 	p.runtime(func(k string) string { return map[string]string{"HOME": home, "PATH": "/usr/bin:/bin"}[k] })
-	bash, _ := exec.LookPath("bash")
+	shells := map[syntax.LangVariant]string{}
+	if bash, err := exec.LookPath("bash"); err == nil {
+		shells[syntax.LangBash] = bash
+	}
+	if dash, err := exec.LookPath("dash"); err == nil {
+		shells[syntax.LangPOSIX] = dash
+	}
 	f.Fuzz(func(t *testing.T, script string) {
 		if len(script) > 2048 {
 			return
 		}
-		a := newAnalyzer(p, "/w", home, func(string, bool) *finding { return nil })
-		a.script(script, actx{lang: syntax.LangBash})
-		for _, l := range a.leaves {
-			r := p.decideLeaf(l, p.rt)
-			if r.Verdict == "" || r.Rule == "" {
-				t.Fatalf("%q: leaf %q has no verdict or rule", script, l.argv)
+		for _, lang := range []syntax.LangVariant{syntax.LangBash, syntax.LangPOSIX} {
+			a := newAnalyzer(p, "/w", home, func(string, bool) *finding { return nil })
+			a.script(script, actx{lang: lang})
+			for _, l := range a.leaves {
+				r := p.decideLeaf(l, p.rt)
+				if r.Verdict == "" || r.Rule == "" {
+					t.Fatalf("%q: leaf %q has no verdict or rule", script, l.argv)
+				}
 			}
-		}
-		if bash == "" || a.over != "" || len(a.notes) > 0 {
-			return
-		}
-		rewritten, n, ok := differentialScript(script)
-		if !ok || n != len(a.leaves) {
-			return
-		}
-		var want []string
-		for _, l := range a.leaves {
-			if len(l.via) > 0 || slices.Contains(l.argv, DynamicWord) {
-				return // peeled or dynamic: outside the static claim
+			shell := shells[lang]
+			if shell == "" || a.over != "" || len(a.notes) > 0 {
+				continue
 			}
-			want = append(want, strings.Join(l.argv, "\x00"))
-		}
-		sort.Strings(want)
-		got := runRecorded(t, bash, rewritten, home)
-		if !slices.Equal(got, want) {
-			t.Errorf("script %q:\nbash     %q\nanalyser %q", script, got, want)
+			rewritten, n, ok := differentialScript(script, lang)
+			if !ok || n != len(a.leaves) {
+				continue
+			}
+			var want []string
+			static := true
+			for _, l := range a.leaves {
+				if len(l.via) > 0 || slices.Contains(l.argv, DynamicWord) {
+					static = false // peeled or dynamic: outside the static claim
+					break
+				}
+				want = append(want, strings.Join(l.argv, "\x00"))
+			}
+			if !static {
+				continue
+			}
+			sort.Strings(want)
+			got := runRecorded(t, shell, rewritten, home)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: script %q:\nshell    %q\nanalyser %q", langName(lang), script, got, want)
+			}
 		}
 	})
 }
@@ -193,7 +212,7 @@ func TestDifferentialHarness(t *testing.T) {
 		"r\\\nm -rf build; ls ~/x",
 		`echo -\exec {} + \{a,b\}`,
 	} {
-		rewritten, n, ok := differentialScript(script)
+		rewritten, n, ok := differentialScript(script, syntax.LangBash)
 		if !ok {
 			t.Fatalf("%q: not in the differential domain", script)
 		}
@@ -211,8 +230,46 @@ func TestDifferentialHarness(t *testing.T) {
 		}
 	}
 	for _, script := range []string{"a || b", "x=1 ls", "ls > f", "ls &", "if a; then b; fi", "if then"} {
-		if _, _, ok := differentialScript(script); ok {
+		if _, _, ok := differentialScript(script, syntax.LangBash); ok {
 			t.Errorf("%q should be outside the differential domain", script)
+		}
+	}
+}
+
+// TestDifferentialHarnessDash: the oracle also runs POSIX scripts under dash.
+func TestDifferentialHarnessDash(t *testing.T) {
+	dash, err := exec.LookPath("dash")
+	if err != nil {
+		t.Skip("dash not installed: POSIX differential oracle unavailable")
+	}
+	p := newTestPolicy(t, config.Commands{})
+	for _, script := range []string{
+		"git status && git diff --stat | head -n 20",
+		`echo "a b" 'c' \d "x\"y" 'it'\''s' ~/x {a,b}x`,
+	} {
+		rewritten, n, ok := differentialScript(script, syntax.LangPOSIX)
+		if !ok {
+			t.Fatalf("%q: not in the differential domain", script)
+		}
+		a, _ := analyse(t, p, script, syntax.LangPOSIX)
+		var want []string
+		for _, l := range a.leaves {
+			want = append(want, strings.Join(l.argv, "\x00"))
+		}
+		sort.Strings(want)
+		if n != len(a.leaves) {
+			t.Fatalf("%q: %d commands, %d leaves", script, n, len(a.leaves))
+		}
+		got := runRecorded(t, dash, rewritten, "/home/u")
+		if slices.Contains(want, DynamicWord) || slices.ContainsFunc(want, func(s string) bool { return strings.Contains(s, DynamicWord) }) {
+			// {a,b}x is dynamic for the analyser (conservative); compare the static leaves only.
+			if len(got) != len(want) {
+				t.Errorf("%q: dash recorded %q", script, got)
+			}
+			continue
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q:\ndash     %q\nanalyser %q", script, got, want)
 		}
 	}
 }
