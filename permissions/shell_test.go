@@ -84,7 +84,7 @@ func TestAnalyzeLeaves(t *testing.T) {
 		{"echo a=~/x b:~/y '~' a='~'", syntax.LangBash, []string{"echo <dynamic> b:~/y ~ a=~"}},
 		{"echo a=~/x", syntax.LangPOSIX, []string{"echo a=~/x"}},
 		{"echo {a,b} {} {a} x{1..3}", syntax.LangBash, []string{"echo <dynamic> {} {a} <dynamic>"}},
-		{"echo {a,b}", syntax.LangPOSIX, []string{"echo <dynamic>"}}, // conservative: expand.Fields splits braces
+		{"echo {a,b}", syntax.LangPOSIX, []string{"echo <dynamic>"}},     // conservative: expand.Fields splits braces
 		{`echo $'\x41' 'b'`, syntax.LangPOSIX, []string{`echo $\x41 b`}}, // dash has no $'…'
 		{`echo *.go '*.go' \* "a b"`, syntax.LangBash, []string{"echo <dynamic> *.go * a b"}},
 		{`[ -d .git ] && echo [a] a[ ]`, syntax.LangBash, []string{"[ -d .git ]", "echo <dynamic> a[ ]"}},
