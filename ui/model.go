@@ -98,6 +98,8 @@ type Model struct {
 	cancelPending bool
 	banners       []banner
 	answered      map[string]bool // permission requests answered, not yet resolved
+	lastTyped     time.Time       // last key handled by the editor
+	modalSince    time.Time       // when the approval modal last appeared while the user was typing
 
 	showHelp   bool
 	showGrants bool

@@ -698,3 +698,22 @@ func TestMouseSelectsFocusesAndScrolls(t *testing.T) {
 		t.Fatal("click outside did not leave the pane")
 	}
 }
+
+func TestModalIgnoresKeysRightAfterTyping(t *testing.T) {
+	h := newHarness(t, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h.m.now = func() time.Time { return now }
+	h.typeText("make al")
+	now = now.Add(100 * time.Millisecond)
+	h.ev(ask("p1"))
+	now = now.Add(50 * time.Millisecond)
+	h.typeText("l") // meant for the editor: neither answers nor reaches the editor
+	h.key("a")
+	wantCalls(t, h.agent.take())
+	now = now.Add(typingGrace)
+	h.key("a")
+	wantCalls(t, h.agent.take(), `answer p1 option="allow-once" choice=""`)
+	if h.m.ed.value() != "make al" {
+		t.Fatalf("editor = %q", h.m.ed.value())
+	}
+}

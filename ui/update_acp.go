@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	acp "github.com/coder/acp-go-sdk"
@@ -47,6 +48,10 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 			}
 		}
 	case acpclient.PermissionAsked:
+		m.modalSince = time.Time{}
+		if now := m.now(); m.pendingApprovals() == 1 && !m.lastTyped.IsZero() && now.Sub(m.lastTyped) < typingGrace {
+			m.modalSince = now
+		}
 		if m.pendingBellFor != e.ID {
 			m.pendingBellFor = e.ID
 			cmds = append(cmds, tea.Raw("\a"))

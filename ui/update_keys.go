@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -53,6 +54,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.quit()
 	}
 	if p, ok := m.frontApproval(); ok {
+		if !m.modalSince.IsZero() && m.now().Sub(m.modalSince) < typingGrace {
+			// The modal popped up under keys meant for the editor: ignore them for a moment
+			// so a typed letter cannot approve anything.
+			return nil
+		}
 		ans, _ := m.appr.handleKey(p, k, &m.keys)
 		if ans != nil {
 			return m.answer(p.ID, *ans)
@@ -114,8 +120,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	return m.handleEditorKey(k)
 }
 
+// typingGrace is how long the approval modal ignores keys when it appeared while the user was
+// typing a prompt (keys typed within typingGrace before it appeared).
+const typingGrace = 600 * time.Millisecond
+
 // handleEditorKey handles send, newline, completion, history and editing.
 func (m *Model) handleEditorKey(k tea.KeyPressMsg) tea.Cmd {
+	m.lastTyped = m.now()
 	if !key.Matches(k, m.keys.Complete) {
 		m.comp.clear()
 	}
