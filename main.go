@@ -205,9 +205,13 @@ func runAgent(ctx context.Context, o cliOptions, io stdio, getenv func(string) s
 	// Headless questions are answered by the headless renderer (ui.RunHeadless, per --approve)
 	// rather than inside acpclient, so every answer reaches the transcript together with the
 	// tool kind and title of its question; acpclient therefore runs in its interactive mode.
+	var agentEnv []string // nil: acpterm's own environment
+	if o.demo && o.headless {
+		agentEnv = append(os.Environ(), demoHeadlessEnv+"=1")
+	}
 	s.client, err = acpclient.Start(ctx, acpclient.Options{
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
-		Log: logger,
+		Log: logger, Env: agentEnv,
 	})
 	if err != nil {
 		return exitFailure, fmt.Errorf("start agent %q: %w", agent[0], err)
@@ -334,10 +338,14 @@ func truncateAttr(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
+// demoHeadlessEnv tells the demo agent that nobody can type into its panes (--headless).
+const demoHeadlessEnv = "ACPTERM_DEMO_HEADLESS"
+
 // runDemoAgent serves the built-in demo agent on stdin/stdout (acpterm __demo-agent). Its
 // diagnostics go to stderr, which acpclient drains into the log. ACPTERM_DEMO_PACE (a Go
 // duration) sets the pause between streamed chunks; ACPTERM_DEMO_RECORD names a file that
-// receives one JSON line per answer the agent got (tests).
+// receives one JSON line per answer the agent got (tests); ACPTERM_DEMO_HEADLESS=1 skips the
+// steps that need a person typing; ACPTERM_DEMO_LONG sets the ticker's length in seconds.
 func runDemoAgent() int {
 	o := demo.Options{Log: slog.New(slog.NewTextHandler(os.Stderr, nil))}
 	slog.SetDefault(o.Log)
@@ -356,6 +364,10 @@ func runDemoAgent() int {
 		o.Record = f
 	}
 	o.Exit = func(code int) { os.Exit(code) }
+	o.Headless = os.Getenv(demoHeadlessEnv) == "1"
+	if n, err := strconv.Atoi(os.Getenv("ACPTERM_DEMO_LONG")); err == nil && n > 0 {
+		o.LongSeconds = n
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	if err := demo.Run(ctx, os.Stdin, os.Stdout, o); err != nil {

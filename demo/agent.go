@@ -70,6 +70,12 @@ type Options struct {
 	Log *slog.Logger
 	// LongSeconds is the default length of the "long" ticker in seconds; 0 → 20.
 	LongSeconds int
+	// Headless says nobody can type into panes (acpterm --headless): the interactive `read`
+	// step is skipped.
+	Headless bool
+	// WaitLimit bounds how long the agent waits for one command to exit before killing it;
+	// 0 → 10 minutes.
+	WaitLimit time.Duration
 }
 
 // Run serves the demo agent on the given stdio streams (in: from the client, out: to the client)
@@ -87,6 +93,9 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	}
 	if o.LongSeconds <= 0 {
 		o.LongSeconds = 20
+	}
+	if o.WaitLimit <= 0 {
+		o.WaitLimit = 10 * time.Minute
 	}
 	base, cancel := context.WithCancel(ctx)
 	defer cancel()

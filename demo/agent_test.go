@@ -193,6 +193,12 @@ func (s *syncBuffer) String() string {
 
 func newHarness(t *testing.T, c *testClient) *harness {
 	t.Helper()
+	return newHarnessWith(t, c, nil)
+}
+
+// newHarnessWith is newHarness with the agent's Options adjusted by adjust.
+func newHarnessWith(t *testing.T, c *testClient, adjust func(*Options)) *harness {
+	t.Helper()
 	c.t = t
 	c.files = map[string]string{}
 	c.terms = map[string]*testTerm{}
@@ -206,10 +212,11 @@ func newHarness(t *testing.T, c *testClient) *harness {
 	h := &harness{c: c, exit: make(chan int, 1), record: &syncBuffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, toAgentR, toClientW, Options{Pace: time.Millisecond, LongSeconds: 1, Record: h.record,
-			Exit: func(code int) { h.exit <- code }})
-	}()
+	o := Options{Pace: time.Millisecond, LongSeconds: 1, Record: h.record, Exit: func(code int) { h.exit <- code }}
+	if adjust != nil {
+		adjust(&o)
+	}
+	go func() { done <- Run(ctx, toAgentR, toClientW, o) }()
 	h.conn = acp.NewClientSideConnection(c, toAgentW, toClientR)
 	h.stop = func() {
 		toAgentW.Close()
@@ -503,5 +510,31 @@ func TestSplitPrompt(t *testing.T) {
 		if w, r := splitPrompt(c.in); w != c.word || r != c.rest {
 			t.Errorf("splitPrompt(%q) = %q, %q; want %q, %q", c.in, w, r, c.word, c.rest)
 		}
+	}
+}
+
+func TestHeadlessTourSkipsTheInteractiveStep(t *testing.T) {
+	h := newHarnessWith(t, &testClient{}, func(o *Options) { o.Headless = true })
+	if stop, err := h.prompt(t, "tour"); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("prompt = %q, %v", stop, err)
+	}
+	if strings.Contains(h.text(), "Your name?") || !strings.Contains(h.text(), "The interactive command is skipped") ||
+		!strings.Contains(h.text(), "That was the tour.") {
+		t.Fatalf("tour text:\n%s", h.text())
+	}
+	if recs := h.records(t, "terminal"); len(recs) != 2 {
+		t.Fatalf("terminals = %v, want the colours and the ticker only", recs)
+	}
+}
+
+func TestWaitLimitKillsAnUnansweredCommand(t *testing.T) {
+	// No stdin for `read`: it would wait forever; the agent gives up after WaitLimit.
+	h := newHarnessWith(t, &testClient{stdin: ""}, func(o *Options) { o.WaitLimit = 2 * time.Second })
+	if _, err := h.prompt(t, "long 30"); err != nil {
+		t.Fatal(err)
+	}
+	recs := h.records(t, "terminal")
+	if len(recs) != 1 || recs[0]["exit"] == "exit 0" || !strings.HasPrefix(recs[0]["output"].(string), "tick 1\n") {
+		t.Fatalf("terminal records = %v, want the ticker killed after its first tick", recs)
 	}
 }

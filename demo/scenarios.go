@@ -117,6 +117,10 @@ func (t *turn) run(word, rest string) error {
 	case "perm":
 		t.perm()
 	case "read":
+		if t.a.opts.Headless {
+			t.sayNow("The read demo needs a person to type into its pane; this is a headless run.\n\n")
+			return nil
+		}
 		t.terminal("Ask for your name", ReadCommand)
 	case "color", "colour":
 		t.terminal("Print colours", ColorCommand)
@@ -270,8 +274,11 @@ func (t *turn) finishTerminal(id acp.ToolCallId, r terminalResult, command strin
 		return r
 	}
 	// The wait uses the prompt context: on session/cancel the SDK sends $/cancel_request, which
-	// aborts only the wait; the agent then kills the command itself.
-	_, werr := t.a.peer().WaitForTerminalExit(t.ctx, acp.WaitForTerminalExitRequest{SessionId: t.s.id, TerminalId: r.id})
+	// aborts only the wait; the agent then kills the command itself. It is also bounded by
+	// Options.WaitLimit so a command nobody answers does not hold the turn forever.
+	wctx, cancel := context.WithTimeout(t.ctx, t.a.opts.WaitLimit)
+	defer cancel()
+	_, werr := t.a.peer().WaitForTerminalExit(wctx, acp.WaitForTerminalExitRequest{SessionId: t.s.id, TerminalId: r.id})
 	if werr != nil {
 		if _, err := t.a.peer().KillTerminal(t.a.base, acp.KillTerminalRequest{SessionId: t.s.id, TerminalId: r.id}); err != nil {
 			t.a.opts.Log.Debug("demo: terminal/kill failed", "err", err)
@@ -396,10 +403,14 @@ func (t *turn) tour() error {
 	t.say("First, commands. I ask acpterm to run them in **real terminals**; each one appears as a pane. " +
 		"acpterm's policy decides before anything runs, and may ask you first.\n\n")
 	t.terminal("Print colours", ColorCommand)
-	longID, long := t.startTerminal("Tick for 20 seconds", LongCommand(t.a.opts.LongSeconds))
-	t.say("A long command is ticking in another pane while we go on. Now an **interactive** one: " +
-		"focus its pane and type your name, then press Enter.\n\n")
-	t.terminal("Ask for your name", ReadCommand)
+	longID, long := t.startTerminal(fmt.Sprintf("Tick for %d seconds", t.a.opts.LongSeconds), LongCommand(t.a.opts.LongSeconds))
+	if t.a.opts.Headless {
+		t.say("A long command is ticking in another pane while we go on. (The interactive command is skipped: nobody can type in a headless run.)\n\n")
+	} else {
+		t.say("A long command is ticking in another pane while we go on. Now an **interactive** one: " +
+			"focus its pane and type your name, then press Enter.\n\n")
+		t.terminal("Ask for your name", ReadCommand)
+	}
 	if t.cancelled() {
 		t.finishTerminal(longID, long, LongCommand(t.a.opts.LongSeconds))
 		return nil

@@ -192,3 +192,44 @@ func recorded(t *testing.T, e *testEnv, event string) []map[string]any {
 	}
 	return out
 }
+
+// TestHeadlessDemoTourInScratchDir: --demo without --cwd works in a new scratch directory (named
+// in the transcript), runs the tour by default, and skips the step that needs a person.
+func TestHeadlessDemoTourInScratchDir(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("allow"))
+	e.extraEnv = append(e.extraEnv, "ACPTERM_DEMO_LONG=2")
+	r := e.run("--headless", "--demo", "--approve", "allow")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	m := regexp.MustCompile(`(?m)^\[session\] demo-1 acpterm-demo 1\.0\.0 in (` + regexp.QuoteMeta(e.root) + `/acpterm-demo-\d+)$`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("no session line in a scratch dir under %s:\n%s", e.root, r.stdout)
+	}
+	scratch := m[1]
+	for _, re := range []string{
+		`(?m)^\[prompt\] tour$`,
+		`(?m)^\[thought\] The user wants the tour\.`,
+		`(?m)^\[plan\] \[>\] Say hello; \[ \] Run commands in panes;`,
+		"(?m)I work in `" + regexp.QuoteMeta(scratch) + "`, a scratch directory",
+		`(?m)^\[terminal term-1\] exit 0\n  \| red green yellow blue magenta cyan bold underline$`,
+		`(?m)^\[permission\] delete "Delete the build cache \(\./build\)" → allow-once \(policy\)$`, // write = "allow" covers it
+		`(?m)^permission outcome: selected allow-once$`,
+		`(?m)^\[mode\] code$`,
+		`(?m)^\[write\] ` + regexp.QuoteMeta(scratch) + `/demo\.md \(created, 93 bytes\)$`,
+		`(?m)^terminal term-2 exit 0: tick 2$`,
+		`(?m)^\[plan\] \[x\] Say hello; \[x\] Run commands in panes; \[x\] Ask for permission; \[x\] Edit a file; \[x\] Wrap up$`,
+		`(?m)^\[stop\] end_turn\n\z`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("transcript does not match %s", re)
+		}
+	}
+	if strings.Contains(r.stdout, "Your name?") {
+		t.Errorf("the interactive step ran in a headless run")
+	}
+	if t.Failed() {
+		t.Logf("stdout:\n%s", r.stdout)
+	}
+}
