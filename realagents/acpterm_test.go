@@ -2,7 +2,6 @@ package realagents
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -175,9 +174,4 @@ func (h headlessResult) terminalIDs() []string {
 		}
 	}
 	return ids
-}
-
-// withTimeout returns a context for one blocking step.
-func withTimeout(d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), d)
 }

@@ -68,9 +68,13 @@ func TestTUIClaudeLegacyCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.cwd, "existing-file.txt"), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := r.startTUI(t, r.writeConfig(policyOpts{}), "touch a file")
+	s := r.startTUI(t, r.writeConfig(policyOpts{}))
+	// Type the prompt once the session is up (the status line names it).
+	s.waitScreen(`Claude Agent 0\.17\.1 .*session [0-9a-f]`, startTimeout)
+	s.typeText("touch a file")
+	s.keys("Enter")
 	// touch is covered by no rule, so the agent's permission request reaches the user.
-	s.waitScreen(`Permission 1 of 1`, startTimeout+turnTimeout)
+	s.waitScreen(`Permission 1 of 1`, turnTimeout)
 	s.waitScreen(`a/\d\s+Allow`, 5*time.Second)
 	screens, _ := s.drive(`Created the file\.`, "a", turnTimeout)
 	// The command ran in a pane that acpterm owns: the title carries the command
