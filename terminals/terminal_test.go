@@ -266,17 +266,17 @@ func TestSetsidEscapeeReapedOnRelease(t *testing.T) {
 
 func TestManagerCloseEndsEverything(t *testing.T) {
 	h := newMgr(t, ManagerOptions{})
-	a := h.start(t, StartOptions{ShellLine: "echo a=$$; (setsid sleep 300 &); sleep 300"})
+	a := h.start(t, StartOptions{ShellLine: "echo a=$$; (setsid sleep 300 &); echo spawned; sleep 300"})
 	b := h.start(t, StartOptions{Argv: []string{"sleep", "300"}})
-	h.waitOutput(t, a, "a=")
+	h.waitOutput(t, a, "spawned\n") // the setsid child has been forked by now
 	waitCh := make(chan ExitStatus, 1)
 	go func() {
 		st, _ := b.Wait(context.Background())
 		waitCh <- st
 	}()
-	h.waitFor(t, "setsid sleep", func() bool {
-		return len(findProcs(func(v string) bool { return v == a.marker }, 0, a.Pid())) >= 2
-	})
+	if n := len(findProcs(func(v string) bool { return v == a.marker }, 0, a.Pid())); n < 2 {
+		t.Fatalf("found %d processes of a, want the setsid sleep and the foreground sleep", n)
+	}
 	pids := findProcs(func(v string) bool { return strings.HasPrefix(v, h.nonce+":") }, 0, 0)
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
