@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/acpterm/acpterm/acpclient"
 	"github.com/acpterm/acpterm/config"
 	"github.com/acpterm/acpterm/demo"
@@ -165,6 +167,12 @@ func runAgent(ctx context.Context, o cliOptions, io stdio, getenv func(string) s
 		return exitUsage, usageError("--headless needs at least one --prompt")
 	}
 
+	if !o.headless {
+		if !isTerminal(os.Stdin) || !isTerminal(os.Stdout) {
+			return exitUsage, usageError("the interactive mode needs a terminal on stdin and stdout; use --headless with --prompt for scripts")
+		}
+	}
+
 	// 5. Audit log and policy engine.
 	auditPath := o.auditLog
 	if auditPath == "" {
@@ -292,6 +300,12 @@ func agentCommand(o cliOptions, cfg *config.Config) ([]string, error) {
 		return cfg.Agent.Command, nil
 	}
 	return nil, usageError("no agent: name one after \"--\" (acpterm -- AGENT [ARGS...]), set [agent] command in %s, or try --demo", cfg.Source)
+}
+
+// isTerminal reports whether f is a terminal (TCGETS succeeds).
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 // maxLogValue is the longest string value written to the log (bytes); longer ones are cut, so a

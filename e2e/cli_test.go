@@ -35,6 +35,7 @@ func TestCLIUsageAndConfigErrorsExit2(t *testing.T) {
 		{[]string{"--cwd", e.project}, "acpterm: no agent: name one after \"--\" (acpterm -- AGENT [ARGS...]), set [agent] command in built-in defaults, or try --demo\nRun 'acpterm --help' for usage.\n"},
 		{[]string{"--cwd", filepath.Join(e.root, "nope"), "--demo"}, "acpterm: --cwd \"" + filepath.Join(e.root, "nope") + "\" does not exist\nRun 'acpterm --help' for usage.\n"},
 		{[]string{"--headless", "--cwd", e.project, "--", "agent"}, "acpterm: --headless needs at least one --prompt\nRun 'acpterm --help' for usage.\n"},
+		{[]string{"--demo", "--cwd", e.project}, "acpterm: the interactive mode needs a terminal on stdin and stdout; use --headless with --prompt for scripts\nRun 'acpterm --help' for usage.\n"},
 	} {
 		r := e.run(c.args...)
 		if r.code != 2 || r.stderr != c.stderr || r.stdout != "" {
