@@ -717,3 +717,16 @@ func TestModalIgnoresKeysRightAfterTyping(t *testing.T) {
 		t.Fatalf("editor = %q", h.m.ed.value())
 	}
 }
+
+func TestModalAnswersRightAfterSendingAPrompt(t *testing.T) {
+	h := newHarness(t, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h.m.now = func() time.Time { return now }
+	h.typeText("write")
+	h.key("enter")
+	now = now.Add(10 * time.Millisecond)
+	h.ev(acpclient.TurnStarted{Prompt: "write"})
+	h.ev(ask("p1"))
+	h.key("a")
+	wantCalls(t, h.agent.take(), "prompt write", `answer p1 option="allow-once" choice=""`)
+}

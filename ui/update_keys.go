@@ -121,7 +121,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // typingGrace is how long the approval modal ignores keys when it appeared while the user was
-// typing a prompt (keys typed within typingGrace before it appeared).
+// in the middle of typing a prompt (an editor key within typingGrace before it appeared, other
+// than the Enter that sent it).
 const typingGrace = 600 * time.Millisecond
 
 // handleEditorKey handles send, newline, completion, history and editing.
@@ -141,6 +142,7 @@ func (m *Model) handleEditorKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.ed.push(m.ed.value())
 		m.ed.reset()
+		m.lastTyped = time.Time{} // a prompt just sent is not half-typed text the modal could eat
 		m.conv.scroll = 0
 		return m.enqueuePrompt(text)
 	case key.Matches(k, m.keys.Complete):
