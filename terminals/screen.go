@@ -45,19 +45,23 @@ type Screen struct {
 	alt     atomic.Bool
 	version atomic.Uint64
 
-	sink      func([]byte) // receives the emulator's replies; nil discards
+	sink      func([]byte) // receives the emulator's replies (Terminal screens)
 	replyDone chan struct{}
 	closeOnce sync.Once
+	callMu    sync.Mutex // standalone screens: one reply-draining call at a time
 }
 
-// NewScreen returns a blank screen of size s (a zero or invalid dimension is
-// clamped to 1..4096 cells; zero Size means 80x24). It starts one goroutine
-// that drains the emulator's replies (answers to DA/DSR queries, which a
-// read-only screen discards); Close ends it.
+// NewScreen returns a blank, standalone screen of size s (a zero or invalid
+// dimension is clamped to 1..4096 cells; zero Size means 80x24). It starts
+// no goroutine: answers to queries in the output (DA, DSR, CPR), which a
+// read-only screen discards, are drained during each Write or Resize call.
+// Close is optional for it.
 func NewScreen(s Size) *Screen {
 	return newScreen(s, nil)
 }
 
+// newScreen with a non-nil sink starts a goroutine that hands every reply
+// to sink until Close (a Terminal's screen: replies go to the PTY).
 func newScreen(s Size, sink func([]byte)) *Screen {
 	if s == (Size{}) {
 		s = DefaultSize
@@ -72,8 +76,40 @@ func newScreen(s Size, sink func([]byte)) *Screen {
 		EnableMode:  func(m ansi.Mode) { sc.setMode(m, true) },
 		DisableMode: func(m ansi.Mode) { sc.setMode(m, false) },
 	})
-	go sc.drainReplies()
+	if sink != nil {
+		go sc.drainReplies()
+	} else {
+		close(sc.replyDone)
+	}
 	return sc
+}
+
+// discardReplies runs f (which feeds the emulator) with a temporary
+// goroutine draining and discarding the emulator's replies, so a
+// standalone screen never blocks on them and leaves no goroutine behind.
+// The goroutine ends when it reads the NUL sentinel written after f
+// (replies never contain NUL) or when the pipe is closed.
+func (s *Screen) discardReplies(f func()) {
+	if s.sink != nil {
+		f()
+		return
+	}
+	s.callMu.Lock()
+	defer s.callMu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 512)
+		for {
+			n, err := s.em.Read(buf)
+			if err != nil || (n == 1 && buf[0] == 0) {
+				return
+			}
+		}
+	}()
+	f()
+	_, _ = s.em.InputPipe().Write([]byte{0})
+	<-done
 }
 
 // setMode runs inside em.Write (under mu): it only stores flags.
@@ -127,9 +163,10 @@ func (s *Screen) drainReplies() {
 	}
 }
 
-// Close stops reply handling and ends the screen's goroutine. Later Writes
-// still update the screen (queries go unanswered); Draw and the getters keep
-// working. Idempotent.
+// Close stops reply handling and ends a Terminal screen's reply goroutine
+// (a standalone screen has none). Later Writes still update the screen
+// (queries go unanswered); Draw and the getters keep working. Idempotent;
+// returns nil.
 func (s *Screen) Close() error {
 	s.closeOnce.Do(func() {
 		// Close only the pipe, not the emulator: Emulator.Close writes a field
@@ -145,13 +182,15 @@ func (s *Screen) Close() error {
 // Write feeds program output to the emulator, at most 1 KiB per lock hold.
 // Bytes may be split anywhere (mid-character, mid-sequence).
 func (s *Screen) Write(p []byte) {
-	for len(p) > 0 {
-		n := min(len(p), feedSlice)
-		s.mu.Lock()
-		_, _ = s.em.Write(p[:n])
-		s.mu.Unlock()
-		p = p[n:]
-	}
+	s.discardReplies(func() {
+		for len(p) > 0 {
+			n := min(len(p), feedSlice)
+			s.mu.Lock()
+			_, _ = s.em.Write(p[:n])
+			s.mu.Unlock()
+			p = p[n:]
+		}
+	})
 	s.version.Add(1)
 }
 
@@ -176,6 +215,11 @@ func (s *Screen) reset() {
 // (x/vt alone keeps the top; terminals.md §4). There is no reflow.
 func (s *Screen) Resize(sz Size) {
 	sz = sz.clamp()
+	s.discardReplies(func() { s.resize(sz) }) // in-band resize reports are replies
+	s.version.Add(1)
+}
+
+func (s *Screen) resize(sz Size) {
 	s.mu.Lock()
 	if sz != s.size {
 		if !s.em.IsAltScreen() && sz.Rows < s.size.Rows {
@@ -188,7 +232,6 @@ func (s *Screen) Resize(sz Size) {
 		s.size = sz
 	}
 	s.mu.Unlock()
-	s.version.Add(1)
 }
 
 // Size returns the screen size in cells.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	uv "github.com/charmbracelet/ultraviolet"
+	"go.uber.org/goleak"
 )
 
 func lines(n int, f string) string {
@@ -247,4 +248,16 @@ func TestSanitizePaste(t *testing.T) {
 			t.Errorf("SanitizePaste(%q, %v) = %q, want %q", c.in, c.bracketed, got, c.want)
 		}
 	}
+}
+
+// A standalone screen answers nothing, blocks on nothing and leaves no
+// goroutine behind even without Close.
+func TestScreenStandaloneNoGoroutine(t *testing.T) {
+	s := NewScreen(Size{Cols: 10, Rows: 3})
+	s.Write([]byte("\x1b[?2048h\x1b[c\x1b[6nok")) // in-band resize reports on
+	s.Resize(Size{Cols: 12, Rows: 4})             // writes a report: must not block
+	if got := s.Text(); got != "ok\n\n\n" {
+		t.Fatalf("text %q", got)
+	}
+	goleak.VerifyNone(t)
 }
