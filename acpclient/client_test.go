@@ -422,3 +422,17 @@ func TestAgentClosesStdout(t *testing.T) {
 		t.Errorf("ListSessions = %v", err)
 	}
 }
+
+// An agent that does not end a cancelled turn is given up on after CancelTimeout (pitfall P8's
+// fallback): the turn ends "cancelled" with an error, and the client stays usable.
+func TestCancelTimeoutFallback(t *testing.T) {
+	h := start(t, setup{opts: func(o *Options) { o.CancelTimeout = 300 * time.Millisecond }})
+	h.c.Prompt("stubborn")
+	from := 0
+	h.waitFor(&from, "agent chunk", func(e Event) bool { su, ok := e.(SessionUpdated); return ok && su.Update.AgentMessageChunk != nil })
+	h.c.Cancel()
+	end := h.waitFor(&from, "TurnEnded", isTurnEnded).(TurnEnded)
+	if end.StopReason != "cancelled" || end.Err == nil {
+		t.Errorf("TurnEnded = %+v", end)
+	}
+}

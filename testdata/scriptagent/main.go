@@ -482,6 +482,9 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.say("waiting")
 		<-ctx.Done()
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case "stubborn": // ignores session/cancel for a while
+		a.say("not listening")
+		time.Sleep(20 * time.Second)
 	case "crash": // crash mid-turn
 		a.say("about to crash")
 		time.Sleep(50 * time.Millisecond)
