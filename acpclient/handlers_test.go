@@ -460,3 +460,23 @@ func TestLegacyWriteAskedOnceWithDiff(t *testing.T) {
 		t.Errorf("asked %d times, want 1", n)
 	}
 }
+
+// AllowSession on acpterm's own command prompt grants the narrowest rule for the session.
+func TestOwnPromptAllowSessionGrants(t *testing.T) {
+	h := start(t, setup{})
+	h.c.Prompt("termnoperm touch s.txt")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	h.c.Answer(ask.ID, Answer{Choice: AllowSession})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	h.turn("termnoperm touch s.txt")
+	if got := h.lastAgentText(); !strings.HasPrefix(got, "exit=0 ") {
+		t.Errorf("second run: %q", got)
+	}
+	if n := countEvents[PermissionAsked](h.snapshot()); n != 1 {
+		t.Errorf("asked %d times, want 1", n)
+	}
+	if g := h.eng.Grants(); len(g) != 1 {
+		t.Errorf("grants = %+v", g)
+	}
+}

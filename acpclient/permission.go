@@ -98,7 +98,8 @@ func (c *Client) cancelPending(by string) {
 // Answer answers a pending PermissionAsked. For agent requests OptionID must be one of the
 // offered ids; an empty OptionID is mapped by Choice (AllowOnce → an allow_once option,
 // Deny → a reject_once/reject_always option, else "cancelled"). For acpterm's own prompts
-// Choice decides (empty Choice with an OptionID of an allow kind counts as AllowOnce).
+// Choice decides (an empty Choice counts as Deny; AllowSession and SaveRule also grant the
+// narrowest rule, for the session or saved, on command prompts).
 // Unknown or already resolved ids are ignored; an invalid answer leaves the question pending
 // and emits a Notice.
 func (c *Client) Answer(requestID string, a Answer) {
