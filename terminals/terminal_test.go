@@ -509,3 +509,23 @@ func TestWriteNeverBlocks(t *testing.T) {
 		t.Fatalf("status %v", st)
 	}
 }
+
+// A background process that keeps writing must not keep exit from being
+// reported (the post-exit drain is bounded).
+func TestBackgroundWriterDoesNotDelayExit(t *testing.T) {
+	h := newMgr(t, ManagerOptions{})
+	term := h.start(t, StartOptions{ShellLine: "trap '' HUP; (exec yes) & echo bg=$!; sleep 0.2; echo done"})
+	st := waitExit(t, term)
+	out := term.Output().Text
+	bg := intAfter(t, out, "bg=")
+	if st.String() != "exit 0" || !strings.Contains(out, "done\n") || !strings.Contains(out, "y\ny\n") {
+		t.Fatalf("status %v, output …%q", st, out[max(0, len(out)-40):])
+	}
+	if !pidAlive(bg) {
+		t.Fatal("the writer is gone: the test proves nothing")
+	}
+	_ = term.Release()
+	if pidExists(bg) {
+		t.Fatalf("writer %d survived release", bg)
+	}
+}
