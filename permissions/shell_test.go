@@ -99,6 +99,7 @@ func TestAnalyzeLeaves(t *testing.T) {
 		{"trap 'rm -rf x' EXIT; trap -p", syntax.LangBash, []string{"rm -rf x", "trap -p"}},
 		{"watch -n 1 'ls | wc -l'", syntax.LangBash, []string{"ls", "wc -l"}},
 		{"env -S 'A=1 rm -rf /' x", syntax.LangBash, []string{"rm -rf / x"}},
+		{"env - A=1 rm x; env", syntax.LangBash, []string{"rm x", "env"}},
 		{"sudo -E -u root VAR=1 ls /root", syntax.LangBash, []string{"ls /root"}},
 		{"/usr/bin/time -o /w/t -f %e ls", syntax.LangBash, []string{"ls"}},
 		{"busybox sh -c 'ls'", syntax.LangBash, []string{"ls"}},

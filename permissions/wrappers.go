@@ -226,6 +226,9 @@ func envWrapper(a *analyzer, words []wv, c actx) {
 		return
 	}
 	i := p.cmd
+	for i < len(words) && !words[i].dyn && words[i].s == "-" {
+		i++ // env - is env -i
+	}
 	for i < len(words) && !words[i].dyn && isAssignment(words[i].s) {
 		a.varName(words[i].s[:strings.IndexByte(words[i].s, '=')], "env assignment")
 		i++
