@@ -678,6 +678,7 @@ func (t *Terminal) Kill() error {
 	}
 	deadline := time.Now().Add(t.grace)
 	_ = syscall.Kill(-t.pid, syscall.SIGTERM)
+	_ = syscall.Kill(-t.pid, syscall.SIGCONT) // a stopped process only sees TERM once continued
 	timer := time.NewTimer(t.grace)
 	defer timer.Stop()
 	select {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
+	"golang.org/x/sys/unix"
 )
 
 func TestIssueExamples(t *testing.T) {
@@ -528,4 +530,25 @@ func TestBackgroundWriterDoesNotDelayExit(t *testing.T) {
 	if pidExists(bg) {
 		t.Fatalf("writer %d survived release", bg)
 	}
+}
+
+func TestKillStoppedProcess(t *testing.T) {
+	h := newMgr(t, ManagerOptions{KillGrace: 30 * time.Second})
+	term := h.start(t, StartOptions{ShellLine: "echo ready; exec sleep 300"})
+	h.waitOutput(t, term, "ready\n")
+	if err := syscall.Kill(term.Pid(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	var info unix.Siginfo // wait (without reaping) until it has stopped
+	if err := unix.Waitid(unix.P_PID, term.Pid(), &info, unix.WSTOPPED|unix.WNOWAIT, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := readStat(term.Pid()); st.state != 'T' {
+		t.Fatalf("state %c, want stopped", st.state)
+	}
+	_ = term.Kill() // SIGTERM + SIGCONT: ends well before the 30 s grace
+	if st, _ := term.Exit(); st.String() != "SIGTERM" {
+		t.Fatalf("status %v", st)
+	}
+	_ = term.Release()
 }
