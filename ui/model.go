@@ -109,7 +109,6 @@ type Model struct {
 	agentGone string // non-empty once the agent process exited on its own: the status text
 	closed    bool   // the event channel closed
 	quitting  bool
-	keyErr    string // a bad [ui] keys entry, shown as a banner
 }
 
 func newModel(d deps) *Model {
@@ -130,7 +129,6 @@ func newModel(d deps) *Model {
 	}
 	if d.cfg != nil {
 		if err := m.keys.applyKeys(d.cfg.UI.Keys); err != nil {
-			m.keyErr = err.Error()
 			m.banners = append(m.banners, banner{level: "error", text: err.Error()})
 		}
 		if d.cfg.UI.Theme != "" {

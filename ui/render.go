@@ -195,6 +195,8 @@ func (m *Model) separatorLine(width int) string {
 		}
 		if m.agentGone != "" {
 			parts = append(parts, m.st.Error.Render("agent exited ("+m.agentGone+")"))
+		} else if m.closed {
+			parts = append(parts, m.st.Error.Render("agent connection closed"))
 		}
 		if len(parts) == 0 {
 			parts = append(parts, m.st.Dim.Render(fmt.Sprintf("%s send · %s newline · %s complete · %s help",
