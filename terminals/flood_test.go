@@ -75,3 +75,17 @@ func TestFloodKeepsModes(t *testing.T) {
 	}
 	t.Logf("skipped %d bytes", term.Skipped())
 }
+
+func TestScreenTail(t *testing.T) {
+	term := &Terminal{backlog: []byte("a\r\nb\r\nc\r\nd")}
+	if got := term.screenTail(2, 100); string(term.backlog[got:]) != "b\r\nc\r\nd" {
+		t.Fatalf("rows 2: %q", term.backlog[got:])
+	}
+	if got := term.screenTail(5, 100); got != 0 {
+		t.Fatalf("fewer lines than rows: cut %d", got)
+	}
+	term.backlog = []byte(strings.Repeat("€", 100)) // no newline at all
+	if got := term.screenTail(2, 10); string(term.backlog[got:]) != "€€€" {
+		t.Fatalf("capped tail %q", term.backlog[got:])
+	}
+}

@@ -400,20 +400,24 @@ func (t *Terminal) cutBacklog(cut int) {
 }
 
 // screenTail returns where the last rows+1 lines of the backlog begin (0
-// when there are fewer), cut no earlier than maxTail bytes from the end;
-// blMu held. Fed after a screen reset, these lines rebuild the visible
-// rows of streaming output exactly.
+// when there are fewer), but keeps no more than maxTail bytes (then cut at
+// a character boundary); blMu held. Fed after a screen reset, these lines
+// rebuild the visible rows of streaming output exactly.
 func (t *Terminal) screenTail(rows, maxTail int) int {
 	b := t.backlog
 	end := len(b)
+	cut := 0
 	for range rows + 1 {
 		i := bytes.LastIndexByte(b[:end], '\n')
 		if i < 0 {
-			return 0
+			end = -1
+			break
 		}
 		end = i
 	}
-	cut := end + 1
+	if end >= 0 {
+		cut = end + 1
+	}
 	if min := len(b) - maxTail; cut < min {
 		cut = min
 		for cut < len(b) && b[cut]&0xC0 == 0x80 {
