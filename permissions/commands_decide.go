@@ -92,7 +92,10 @@ func (e *Engine) DecideCommand(r CommandRequest) Decision {
 		} else {
 			fd = e.DecideRead(abs)
 		}
-		if fd.Verdict == Allow || fd.Rule == "fs.read" || fd.Rule == "fs.write" {
+		// A redirect that writes follows [policy.fs] write like fs/write_text_file does, so
+		// `echo x > f` cannot bypass write = "ask". Reads through "<" are not held to
+		// [policy.fs] read: `cat f` names files no analysis follows either (policy.md c.6).
+		if fd.Verdict == Allow || (!write && fd.Rule == "fs.read") {
 			return nil // inside a root, not protected, no deny glob
 		}
 		return &finding{verdict: fd.Verdict, rule: "redirect: " + fd.Rule, reason: fd.Reason, construct: "redirect to " + fd.Path}

@@ -345,3 +345,35 @@ func TestDecideCommandConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// A redirect that writes is held to [policy.fs] write like fs/write_text_file, so an allowed
+// `echo` cannot write a file the policy says to ask about.
+func TestDecideCommandRedirectFollowsFSWrite(t *testing.T) {
+	f := newCorpusFixture(t)
+	cases := []struct {
+		line   string
+		want   Verdict
+		reason string
+	}{
+		{"echo x > notes.txt", Ask, "redirect > notes.txt: "},
+		{"echo x >> sub/notes.txt", Ask, "redirect >> sub/notes.txt: "},
+		{"echo x > /dev/null", Allow, ""},
+		{"cat < README.md", Allow, ""},
+		{"echo x > " + f.home + "/.bashrc", Deny, "redirect > " + f.home + "/.bashrc"},
+	}
+	for _, c := range cases {
+		d := f.e.DecideCommand(CommandRequest{Command: c.line})
+		if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
+			t.Errorf("%q: %s %q, want %s ~%q", c.line, d.Verdict, d.Reason, c.want, c.reason)
+		}
+	}
+	cfg := *f.e.Config()
+	cfg.Policy.FS.Write = "allow"
+	e, err := NewEngine(&cfg, EngineOptions{Cwd: f.root, Getenv: func(k string) string { return f.env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := e.DecideCommand(CommandRequest{Command: "echo x > notes.txt"}); d.Verdict != Allow {
+		t.Errorf("write = allow: %s %q, want allow", d.Verdict, d.Reason)
+	}
+}
