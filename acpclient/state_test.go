@@ -273,3 +273,32 @@ func TestToolLabel(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStateApply feeds arbitrary session/update payloads, decoded as the SDK decodes them,
+// into a State: nothing may panic, whatever the agent sends.
+func FuzzStateApply(f *testing.F) {
+	for _, s := range []string{
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"a","title":"t","content":[{"type":"terminal","terminalId":"x"}],"_meta":{"terminal_info":{"terminal_id":1}}}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"a","content":[{"type":"diff","path":"/p","newText":"n"}],"locations":[]}`,
+		`{"sessionUpdate":"plan","entries":[{"content":"c","priority":"weird","status":"odd"}]}`,
+		`{"sessionUpdate":"usage_update","used":-1,"size":0}`,
+		`{"sessionUpdate":"config_option_update","configOptions":[]}`,
+		`{"sessionUpdate":"notice","content":{"type":"image"}}`,
+		`{"sessionUpdate":"session_info_update","title":null}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, js string) {
+		var n acp.SessionNotification
+		if json.Unmarshal([]byte(`{"sessionId":"s","update":`+js+`}`), &n) != nil {
+			return
+		}
+		var s State
+		s.Apply(TurnStarted{Prompt: "p"})
+		s.Apply(SessionUpdated{Update: n.Update})
+		s.Apply(SessionUpdated{Update: n.Update})
+		s.Apply(CancelRequested{})
+		s.Apply(TurnEnded{StopReason: "end_turn"})
+	})
+}
