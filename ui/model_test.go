@@ -730,3 +730,38 @@ func TestModalAnswersRightAfterSendingAPrompt(t *testing.T) {
 	h.key("a")
 	wantCalls(t, h.agent.take(), "prompt write", `answer p1 option="allow-once" choice=""`)
 }
+
+func TestWholeFrameGolden(t *testing.T) {
+	h := newHarness(t, nil)
+	h.send(tea.WindowSizeMsg{Width: 60, Height: 16})
+	h.ev(acpclient.SessionStarted{Info: acpclient.Info{AgentName: "demo", AgentVersion: "1.0", SessionID: "s-1"}})
+	h.ev(acpclient.TurnStarted{Prompt: "list files"})
+	h.ev(acpclient.SessionUpdated{Update: acp.UpdateAgentMessageText("Running `ls`.")})
+	ft := startPane(h, "t1")
+	ft.scr.Write([]byte("a.go  b.go"))
+	got := strings.Split(h.screenText(), "\n")
+	for i := range got {
+		got[i] = strings.TrimRight(got[i], " ")
+	}
+	want := []string{
+		"› list files",
+		"",
+		"Running  ls .",
+		"",
+		"• tool call call-t1  pending",
+		"  ┌ terminal · running",
+		"  │ a.go  b.go",
+		"╭─ $ cat t1 · /work · running · 0s ────────────────────────╮",
+		"│a.go  b.go                                                │",
+		"│                                                          │",
+		"│                                                          │",
+		"│                                                          │",
+		"╰──────────────────────────────────────────────────────────╯",
+		"─ working · esc cancels ────────────────────────────────────",
+		"›",
+		" ⠋ working · demo 1.0 · terminals 1 running · polic… ? help",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("frame:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
