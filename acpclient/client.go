@@ -524,6 +524,10 @@ func (c *Client) infoLocked() Info {
 		m := *i.Modes
 		i.Modes = &m
 	}
+	if i.Models != nil {
+		m := *i.Models
+		i.Models = &m
+	}
 	return i
 }
 
@@ -731,6 +735,38 @@ func (c *Client) SetMode(id string) error {
 	c.mu.Lock()
 	u := acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeId: acp.SessionModeId(id)}}
 	c.applyUpdateLocked(u)
+	c.mu.Unlock()
+	return nil
+}
+
+// SetModel switches the model through the unstable session/set_model (claude-agent-acp still
+// offers `models`); prefer a config option with category "model" when the agent has one.
+// Errors: no models advertised (ErrNotSupported), an unknown id, the agent's error, a 30 s
+// timeout.
+func (c *Client) SetModel(id string) error {
+	c.mu.Lock()
+	models := c.info.Models
+	sid := c.sessionID
+	c.mu.Unlock()
+	if models == nil {
+		return fmt.Errorf("acpclient: set model %q: the agent offers no models: %w", id, ErrNotSupported)
+	}
+	known := false
+	for _, m := range models.AvailableModels {
+		known = known || string(m.ModelId) == id
+	}
+	if !known {
+		return fmt.Errorf("acpclient: set model %q: not one of the agent's models", id)
+	}
+	ctx, cancel := context.WithTimeout(c.lifeCtx, DefaultCallTimeout)
+	defer cancel()
+	if _, err := c.conn.UnstableSetSessionModel(ctx, acp.UnstableSetSessionModelRequest{SessionId: acp.SessionId(sid), ModelId: acp.UnstableModelId(id)}); err != nil {
+		return fmt.Errorf("acpclient: session/set_model %q: %w", id, err)
+	}
+	c.mu.Lock()
+	m := *c.info.Models
+	m.CurrentModelId = acp.ModelId(id)
+	c.info.Models = &m
 	c.mu.Unlock()
 	return nil
 }

@@ -255,7 +255,16 @@ func TestSetModeAndConfigOption(t *testing.T) {
 	if err := h.c.SetConfigOption("colour", "red"); err == nil {
 		t.Error("SetConfigOption(colour) succeeded")
 	}
+	if err := h.c.SetModel("m2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.SetModel("m9"); err == nil {
+		t.Error("SetModel(m9) succeeded")
+	}
 	info := h.c.Info()
+	if info.Models == nil || info.Models.CurrentModelId != "m2" {
+		t.Errorf("models = %+v", info.Models)
+	}
 	if info.Modes.CurrentModeId != "plan" || info.ConfigOptions[0].Select.CurrentValue != "smart" {
 		t.Errorf("info modes %+v options %+v", info.Modes, info.ConfigOptions[0].Select)
 	}

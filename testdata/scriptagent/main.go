@@ -227,7 +227,8 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 		AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update",
 			AvailableCommands: []acp.AvailableCommand{{Name: "init", Description: "Create AGENTS.md"}}}}})
 	modes, opts := a.sessionState()
-	return acp.NewSessionResponse{SessionId: sid, Modes: modes, ConfigOptions: opts}, nil
+	models := &acp.SessionModelState{CurrentModelId: "m1", AvailableModels: []acp.ModelInfo{{ModelId: "m1", Name: "One"}, {ModelId: "m2", Name: "Two"}}}
+	return acp.NewSessionResponse{SessionId: sid, Modes: modes, ConfigOptions: opts, Models: models}, nil
 }
 
 func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
@@ -255,6 +256,11 @@ func (a *agent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest)
 	a.mode = string(p.ModeId)
 	a.mu.Unlock()
 	return acp.SetSessionModeResponse{}, nil
+}
+
+func (a *agent) UnstableSetSessionModel(_ context.Context, p acp.UnstableSetSessionModelRequest) (acp.UnstableSetSessionModelResponse, error) {
+	fmt.Fprintf(os.Stderr, "set_model %s\n", p.ModelId)
+	return acp.UnstableSetSessionModelResponse{}, nil
 }
 
 func (a *agent) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
