@@ -746,7 +746,7 @@ func TestWholeFrameGolden(t *testing.T) {
 	want := []string{
 		"› list files",
 		"",
-		"Running  ls .",
+		"Running \u00a0ls\u00a0.", // glamour pads inline code with no-break spaces
 		"",
 		"• tool call call-t1  pending",
 		"  ┌ terminal · running",
@@ -762,6 +762,11 @@ func TestWholeFrameGolden(t *testing.T) {
 		" ⠋ working · demo 1.0 · terminals 1 running · polic… ? help",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		for i := range got {
+			if i >= len(want) || got[i] != want[i] {
+				t.Errorf("row %d = %q", i, got[i])
+			}
+		}
 		t.Fatalf("frame:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
