@@ -523,7 +523,7 @@ func TestStatusBarAndModeSwitch(t *testing.T) {
 	scr := h.screenText()
 	last := strings.Split(scr, "\n")
 	status := strings.TrimRight(last[len(last)-1], " ")
-	if !strings.HasPrefix(status, " demo 1.2 · mode Ask · policy built-in defaults (policy only) · session s-42") || !strings.HasSuffix(status, "? help") {
+	if !strings.HasPrefix(status, " demo 1.2 · mode Ask · session s-42 · policy built-in defaults (policy only)") || !strings.HasSuffix(status, "? help") {
 		t.Fatalf("status = %q", status)
 	}
 	h.key("alt+m")

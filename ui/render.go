@@ -240,10 +240,10 @@ func (m *Model) statusLine(width int) string {
 	if mo := m.currentModel(); mo != "" {
 		parts = append(parts, "model "+mo)
 	}
-	parts = append(parts, "policy "+m.policySource()+" (policy only)")
 	if sid := m.state.Info.SessionID; sid != "" {
 		parts = append(parts, "session "+truncate(sanitizeLine(sid), 12))
 	}
+	parts = append(parts, "policy "+m.policySource()+" (policy only)")
 	right := m.keys.Help.Help().Key + " help"
 	left := " " + strings.Join(parts, " · ")
 	room := width - ansi.StringWidth(right) - 2
