@@ -759,7 +759,7 @@ func TestWholeFrameGolden(t *testing.T) {
 		"╰──────────────────────────────────────────────────────────╯",
 		"─ working · esc cancels ────────────────────────────────────",
 		"›",
-		" ⠋ working · demo 1.0 · terminals 1 running · polic… ? help",
+		" ⠋ working · demo 1.0 · terminals 1 running · sessi… ? help",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		for i := range got {
