@@ -685,11 +685,11 @@ func (c *Client) Cancel() {
 		stop()
 	})
 	c.q.push(CancelRequested{})
+	c.wg.Add(2) // under c.mu, with closing checked: shutdown's wg.Wait cannot have begun
 	c.mu.Unlock()
 	// session/cancel goes out before the pending questions are answered "cancelled", so the
 	// agent knows why; if the write is stuck (pitfall P19) they are answered after 1 s anyway.
 	sent := make(chan struct{})
-	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
 		defer close(sent)
