@@ -15,51 +15,51 @@ import (
 // prints the policy's decision for the command as JSON (permissions.Engine.Explain) and exits 0
 // whatever the verdict; 2 for a usage or config error. A single COMMAND word containing spaces
 // or shell syntax is analysed as a shell line, as terminal/create would run it.
-func runPolicy(args []string, io stdio, getenv func(string) string) int {
+func runPolicy(args []string, std stdio, getenv func(string) string) int {
 	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprintln(io.err, "acpterm: usage: acpterm policy check [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]")
+		fmt.Fprintln(std.err, "acpterm: usage: acpterm policy check [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]")
 		return exitUsage
 	}
 	p, err := parsePolicyCheck(args[1:])
 	if err != nil {
-		fmt.Fprintf(io.err, "acpterm: %s\n", trimUsage(err))
+		fmt.Fprintf(std.err, "acpterm: %s\n", trimUsage(err))
 		return exitUsage
 	}
 	cwd, err := sessionDir(cliOptions{cwd: p.cwd})
 	if err != nil {
-		fmt.Fprintf(io.err, "acpterm: policy check: %s\n", trimUsage(err))
+		fmt.Fprintf(std.err, "acpterm: policy check: %s\n", trimUsage(err))
 		return exitUsage
 	}
 	cfg, err := config.Load(config.LoadOptions{Path: p.configPath, Cwd: cwd, Getenv: getenv})
 	if err != nil {
-		fmt.Fprintf(io.err, "acpterm: policy check: config: %v\n", err)
+		fmt.Fprintf(std.err, "acpterm: policy check: config: %v\n", err)
 		return exitUsage
 	}
 	engine, err := permissions.NewEngine(cfg, permissions.EngineOptions{
 		Cwd: cwd, GrantsFile: config.DefaultGrantsFile(getenv), Getenv: getenv,
 	})
 	if err != nil {
-		fmt.Fprintf(io.err, "acpterm: policy check: policy: %v\n", err)
+		fmt.Fprintf(std.err, "acpterm: policy check: policy: %v\n", err)
 		return exitUsage
 	}
 	out, err := engine.Explain(permissions.CommandRequest{Session: "policy-check", Command: p.command[0], Args: p.command[1:], Cwd: cwd})
 	if err != nil {
-		fmt.Fprintf(io.err, "acpterm: policy check: %v\n", err)
+		fmt.Fprintf(std.err, "acpterm: policy check: %v\n", err)
 		return exitFailure
 	}
 	if len(out) == 0 || out[len(out)-1] != '\n' {
 		out = append(out, '\n')
 	}
-	_, _ = io.out.Write(out)
+	_, _ = std.out.Write(out)
 	return exitOK
 }
 
 // runAudit runs `acpterm audit verify [FILE]`: it checks the hash chain of the audit log (default
 // $XDG_STATE_HOME/acpterm/audit.jsonl). Exit 0 and "ok: N events …" when intact, 1 when the chain
 // is broken (the message names the first bad line), 2 for a usage error or a missing file.
-func runAudit(args []string, io stdio, getenv func(string) string) int {
+func runAudit(args []string, std stdio, getenv func(string) string) int {
 	if len(args) == 0 || args[0] != "verify" || len(args) > 2 {
-		fmt.Fprintln(io.err, "acpterm: usage: acpterm audit verify [FILE]")
+		fmt.Fprintln(std.err, "acpterm: usage: acpterm audit verify [FILE]")
 		return exitUsage
 	}
 	path := config.DefaultAuditLog(getenv)
@@ -67,7 +67,7 @@ func runAudit(args []string, io stdio, getenv func(string) string) int {
 		path = args[1]
 	}
 	if path == "" {
-		fmt.Fprintln(io.err, "acpterm: audit verify: no audit log path: set HOME or XDG_STATE_HOME, or name the FILE")
+		fmt.Fprintln(std.err, "acpterm: audit verify: no audit log path: set HOME or XDG_STATE_HOME, or name the FILE")
 		return exitUsage
 	}
 	if abs, err := filepath.Abs(path); err == nil {
@@ -75,17 +75,17 @@ func runAudit(args []string, io stdio, getenv func(string) string) int {
 	}
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(io.err, "acpterm: audit verify: %s does not exist\n", path)
+			fmt.Fprintf(std.err, "acpterm: audit verify: %s does not exist\n", path)
 		} else {
-			fmt.Fprintf(io.err, "acpterm: audit verify: %v\n", err)
+			fmt.Fprintf(std.err, "acpterm: audit verify: %v\n", err)
 		}
 		return exitUsage
 	}
 	n, err := permissions.VerifyAudit(path)
 	if err != nil {
-		fmt.Fprintf(io.err, "acpterm: audit verify: %v (%d events before it are intact)\n", err, n)
+		fmt.Fprintf(std.err, "acpterm: audit verify: %v (%d events before it are intact)\n", err, n)
 		return exitFailure
 	}
-	fmt.Fprintf(io.out, "ok: %d events, hash chain intact: %s\n", n, path)
+	fmt.Fprintf(std.out, "ok: %d events, hash chain intact: %s\n", n, path)
 	return exitOK
 }

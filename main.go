@@ -62,33 +62,33 @@ func main() {
 }
 
 // run is acpterm's whole command line; it returns the exit status.
-func run(ctx context.Context, args []string, io stdio, getenv func(string) string) int {
+func run(ctx context.Context, args []string, std stdio, getenv func(string) string) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "policy":
-			return runPolicy(args[1:], io, getenv)
+			return runPolicy(args[1:], std, getenv)
 		case "audit":
-			return runAudit(args[1:], io, getenv)
+			return runAudit(args[1:], std, getenv)
 		}
 	}
 	o, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintf(io.err, "acpterm: %s\nRun 'acpterm --help' for usage.\n", trimUsage(err))
+		fmt.Fprintf(std.err, "acpterm: %s\nRun 'acpterm --help' for usage.\n", trimUsage(err))
 		return exitUsage
 	}
 	switch {
 	case o.help:
-		fmt.Fprint(io.out, usageText)
+		fmt.Fprint(std.out, usageText)
 		return exitOK
 	case o.version:
-		fmt.Fprintf(io.out, "acpterm %s\n", versionString())
+		fmt.Fprintf(std.out, "acpterm %s\n", versionString())
 		return exitOK
 	}
-	code, err := runAgent(ctx, o, io, getenv)
+	code, err := runAgent(ctx, o, std, getenv)
 	if err != nil {
-		fmt.Fprintf(io.err, "acpterm: %s\n", trimUsage(err))
+		fmt.Fprintf(std.err, "acpterm: %s\n", trimUsage(err))
 		if errors.Is(err, errUsage) {
-			fmt.Fprintln(io.err, "Run 'acpterm --help' for usage.")
+			fmt.Fprintln(std.err, "Run 'acpterm --help' for usage.")
 		}
 	}
 	return code
@@ -105,6 +105,7 @@ func trimUsage(err error) string {
 
 // session is everything runAgent opened, closed in reverse order by close.
 type session struct {
+	scratch string // the --demo scratch dir this run created ("" otherwise)
 	logFile *os.File
 	audit   *permissions.AuditLog
 	mgr     *terminals.Manager
@@ -121,6 +122,9 @@ func (s *session) close() {
 	if s.audit != nil {
 		_ = s.audit.Close()
 	}
+	if s.scratch != "" {
+		_ = os.Remove(s.scratch) // only when empty: the demo's edits stay for the user
+	}
 	if s.logFile != nil {
 		slog.Info("acpterm: exit")
 		_ = s.logFile.Close()
@@ -130,7 +134,7 @@ func (s *session) close() {
 // runAgent wires and runs one session: log, config, audit log, policy engine, terminals, agent,
 // then the TUI or the headless renderer. Returned errors are printed by run; usage/config errors
 // wrap errUsage and come with exitUsage.
-func runAgent(ctx context.Context, o cliOptions, io stdio, getenv func(string) string) (int, error) {
+func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) string) (int, error) {
 	s := &session{}
 	defer s.close()
 
@@ -146,6 +150,9 @@ func runAgent(ctx context.Context, o cliOptions, io stdio, getenv func(string) s
 	cwd, err := sessionDir(o)
 	if err != nil {
 		return exitUsage, err
+	}
+	if o.demo && o.cwd == "" {
+		s.scratch = cwd
 	}
 
 	// 3. Config.
@@ -229,7 +236,7 @@ func runAgent(ctx context.Context, o cliOptions, io stdio, getenv func(string) s
 	if o.headless {
 		code, err := ui.RunHeadless(ctx, ui.HeadlessOptions{
 			Client: s.client, TerminalText: ui.TerminalText(s.mgr, s.client.Screen),
-			Prompts: prompts, Approve: o.approve, Out: io.out,
+			Prompts: prompts, Approve: o.approve, Out: std.out,
 		})
 		if ctx.Err() != nil {
 			return exitFailure, fmt.Errorf("interrupted by a signal")
