@@ -52,6 +52,12 @@ func deniedErr(what string, d permissions.Decision, by string) *acp.RequestError
 	return &acp.RequestError{Code: codeInternal, Message: msg, Data: data}
 }
 
+// errCancelled answers a request whose question was cancelled (turn cancelled, agent gone,
+// shutdown) with -32800 (ACP §6.2: internal cancellations use "Request cancelled").
+func errCancelled(what string) *acp.RequestError {
+	return &acp.RequestError{Code: -32800, Message: "Request cancelled: " + what + " was not run because the turn was cancelled"}
+}
+
 // decidingLeaf is the first leaf with the decision's verdict, as words.
 func decidingLeaf(d permissions.Decision) string {
 	for _, l := range d.Leaves {
@@ -162,7 +168,11 @@ func (c *Client) gate(ctx context.Context, kind string, d permissions.Decision, 
 		if err != nil {
 			return err
 		}
-		if r.cancelled || r.choice == Deny {
+		if r.cancelled {
+			c.audit(kind, &d, "cancel", "deny")
+			return errCancelled(kind + " of " + path)
+		}
+		if r.choice == Deny {
 			c.audit(kind, &d, "user", "deny")
 			return deniedErr(kind+" of "+path, d, "user")
 		}
@@ -252,7 +262,11 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 			if err != nil {
 				return acp.CreateTerminalResponse{}, err
 			}
-			if r.cancelled || r.choice == Deny {
+			if r.cancelled {
+				c.audit("exec", &d, "cancel", "deny")
+				return acp.CreateTerminalResponse{}, errCancelled("command " + strconvQuote(label))
+			}
+			if r.choice == Deny {
 				c.audit("exec", &d, "user", "deny")
 				return acp.CreateTerminalResponse{}, deniedErr("command "+strconvQuote(label), d, "user")
 			}

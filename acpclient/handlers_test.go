@@ -480,3 +480,25 @@ func TestOwnPromptAllowSessionGrants(t *testing.T) {
 		t.Errorf("grants = %+v", g)
 	}
 }
+
+// Cancelling the turn while acpterm's own command question is open answers the agent's
+// terminal/create with -32800, and nothing runs.
+func TestCancelDuringOwnCommandPrompt(t *testing.T) {
+	h := start(t, setup{})
+	h.c.Prompt("termnoperm touch c.txt")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	h.c.Cancel()
+	res := h.waitFor(&from, "PermissionResolved", func(e Event) bool { _, ok := e.(PermissionResolved); return ok }).(PermissionResolved)
+	if res != (PermissionResolved{ID: ask.ID, Outcome: "deny", By: "cancel"}) {
+		t.Errorf("resolved = %+v", res)
+	}
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	want := `create error code=-32800 message=Request cancelled: command "touch c.txt" was not run because the turn was cancelled`
+	if got := h.lastAgentText(); got != want {
+		t.Errorf("agent saw %q\nwant %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "c.txt")); !os.IsNotExist(err) {
+		t.Errorf("cancelled command ran: %v", err)
+	}
+}
