@@ -490,7 +490,7 @@ func TestCancelDuringOwnCommandPrompt(t *testing.T) {
 	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
 	h.c.Cancel()
 	res := h.waitFor(&from, "PermissionResolved", func(e Event) bool { _, ok := e.(PermissionResolved); return ok }).(PermissionResolved)
-	if res != (PermissionResolved{ID: ask.ID, Outcome: "deny", By: "cancel"}) {
+	if res != (PermissionResolved{ID: ask.ID, Outcome: "cancelled", By: "cancel"}) {
 		t.Errorf("resolved = %+v", res)
 	}
 	h.waitFor(&from, "TurnEnded", isTurnEnded)

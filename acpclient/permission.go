@@ -87,11 +87,7 @@ func (c *Client) cancelPending(by string) {
 	}
 	c.mu.Unlock()
 	for _, p := range ps {
-		outcome := "cancelled"
-		if p.kind != "agent" {
-			outcome = "deny"
-		}
-		c.resolve(p, reply{cancelled: true}, outcome, by)
+		c.resolve(p, reply{cancelled: true}, "cancelled", by)
 	}
 }
 
