@@ -156,3 +156,25 @@ func TestAuditVerify(t *testing.T) {
 		t.Fatalf("missing file: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestLogAndAuditFlags: --log and --audit-log replace the state-dir defaults.
+func TestLogAndAuditFlags(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("allow"))
+	logf, audit := filepath.Join(e.root, "my.log"), filepath.Join(e.root, "logs", "my-audit.jsonl")
+	r := e.headless([]string{"--log", logf, "--audit-log", audit}, "write")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if b, err := os.ReadFile(logf); err != nil || !strings.Contains(string(b), `msg="acpterm: start"`) {
+		t.Fatalf("--log file: %v\n%s", err, b)
+	}
+	if r := e.run("audit", "verify", audit); r.code != 0 || !strings.HasPrefix(r.stdout, "ok: ") {
+		t.Fatalf("audit verify %s: exit %d, %q %q", audit, r.code, r.stdout, r.stderr)
+	}
+	for _, p := range []string{"acpterm.log", "audit.jsonl"} {
+		if _, err := os.Stat(filepath.Join(e.stateD, "acpterm", p)); err == nil {
+			t.Errorf("%s was written to the state dir although a flag named another file", p)
+		}
+	}
+}
