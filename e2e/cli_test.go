@@ -178,3 +178,29 @@ func TestLogAndAuditFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEConfigExampleIsValid: the config reference in README.md loads, and means what it says.
+func TestREADMEConfigExampleIsValid(t *testing.T) {
+	e := newEnv(t)
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```toml\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no ```toml block")
+	}
+	// The example's root must exist: point it at the test's project dir.
+	body := strings.ReplaceAll(string(m[1]), "~/src/project", e.project)
+	cfg := filepath.Join(e.root, "readme.toml")
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]string{"git push": "ask: git push", "rm -rf x": "deny: rm", "go test ./...": "allow: go test", "curl x": "deny: curl"} {
+		r := e.run("policy", "check", "--config", cfg, "--cwd", e.project, "--", cmd)
+		var d decision
+		if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != 0 || d.Rule != want {
+			t.Errorf("%s: exit %d, rule %q (want %q), %v; stderr %s", cmd, r.code, d.Rule, want, err, r.stderr)
+		}
+	}
+}
