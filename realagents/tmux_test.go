@@ -41,13 +41,14 @@ func (r *run) startTUI(t *testing.T, config string, prompts ...string) *tuiSessi
 		}
 		_ = s.tmux("kill-server").Run()
 	})
-	cmd := s.tmux(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(tuiCols), "-y", fmt.Sprint(tuiRows),
-		"-c", r.cwd, "--"}, args...)...)
+	// A shell runs acpterm and records its exit status in a file (tmux's
+	// pane_dead_status is not always filled in when the pane is found dead).
+	wrapper := []string{"/bin/sh", "-c", `"$@"; echo $? > "$0"`, s.statusFile()}
+	cmd := s.tmux(append(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(tuiCols), "-y", fmt.Sprint(tuiRows),
+		"-c", r.cwd, "--"}, wrapper...), args...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
-	// Keep the pane after acpterm exits so its exit status can be read.
-	_ = s.tmux("set-option", "-g", "remain-on-exit", "on").Run()
 	return s
 }
 
@@ -91,23 +92,15 @@ func (s *tuiSession) typeText(text string) {
 	}
 }
 
-// exited reports whether acpterm's pane is dead, and how it ended: its exit
-// status ("0") or "signal N".
+func (s *tuiSession) statusFile() string { return filepath.Join(s.r.dir, "acpterm.status") }
+
+// exited reports whether acpterm has exited, and its exit status ("0", "130", …).
 func (s *tuiSession) exited() (bool, string) {
-	out, err := s.tmux("display-message", "-p", "-t", "0", "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}").Output()
-	if err != nil {
-		return true, "? (" + err.Error() + ")"
-	}
-	f := strings.Fields(string(out))
-	switch {
-	case len(f) == 0 || f[0] != "1":
+	b, err := os.ReadFile(s.statusFile())
+	if err != nil || !strings.HasSuffix(string(b), "\n") {
 		return false, ""
-	case len(f) >= 3:
-		return true, f[1] + " signal " + f[2]
-	case len(f) == 2:
-		return true, f[1]
 	}
-	return true, "(no status)"
+	return true, strings.TrimSpace(string(b))
 }
 
 // quit presses the quit key and waits for acpterm to exit; it returns the exit status.

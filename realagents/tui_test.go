@@ -15,29 +15,48 @@ import (
 // modalRe matches acpterm's permission modal.
 var modalRe = regexp.MustCompile(`Permission \d+ of \d+`)
 
+// modalID identifies the permission modal on a screen: its header line and
+// the line after it (the tool call's title), or "" when no modal shows.
+func modalID(scr string) string {
+	lines := strings.Split(scr, "\n")
+	for i, l := range lines {
+		if loc := modalRe.FindStringIndex(l); loc != nil {
+			id := l[loc[0]:]
+			if i+1 < len(lines) {
+				id += "\n" + lines[i+1]
+			}
+			return id
+		}
+	}
+	return ""
+}
+
 // drive waits until done matches the screen, answering every permission modal
-// that appears with key. It returns every distinct screen seen (for
+// that appears with key (once per modal: the screen also changes while a modal
+// stays, e.g. the spinner). It returns every distinct screen seen (for
 // assertions about what showed while the turn ran) and how many modals it answered.
 func (s *tuiSession) drive(done, key string, timeout time.Duration) (screens []string, answered int) {
 	s.t.Helper()
 	doneRe := regexp.MustCompile(done)
 	deadline := time.Now().Add(timeout)
-	last, lastModal := "", ""
+	last, answeredID := "", ""
 	for {
 		scr := s.screen()
 		if scr != last {
 			screens = append(screens, scr)
 			last = scr
 		}
-		if doneRe.MatchString(scr) && !modalRe.MatchString(scr) {
+		id := modalID(scr)
+		if id == "" && doneRe.MatchString(scr) {
 			return screens, answered
 		}
-		// Answer a modal once per distinct appearance: it is gone (or the next
-		// one shows) once acpterm processed the key.
-		if modalRe.MatchString(scr) && scr != lastModal {
+		switch {
+		case id == "":
+			answeredID = "" // the modal is gone: the next one is a new request
+		case id != answeredID:
 			s.keys(key)
 			answered++
-			lastModal = scr
+			answeredID = id
 		}
 		if time.Now().After(deadline) {
 			var reqs []llmRequest
