@@ -264,7 +264,7 @@ func TestTUIWriteAskShowsDiffThenDenyOrAllow(t *testing.T) {
 	tm.typeText("write")
 	tm.keys("Enter")
 	tm.waitFor("Write file?")
-	tm.keys("a")
+	tm.pressUntilGone("a", "Write file?") // typed just before: the modal may hold keys back briefly
 	tm.waitFor("wrote " + e.project + "/demo.md (93 bytes, edit 1)")
 	b, err := os.ReadFile(filepath.Join(e.project, "demo.md"))
 	if err != nil || string(b) != "# acpterm demo\n\nThis file was written by the demo agent through fs/write_text_file.\n- edit 1\n" {
