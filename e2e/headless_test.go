@@ -233,3 +233,15 @@ func TestHeadlessDemoTourInScratchDir(t *testing.T) {
 		t.Logf("stdout:\n%s", r.stdout)
 	}
 }
+
+// TestDemoScratchDirRemovedWhenUnused: a --demo run that wrote nothing leaves no scratch dir.
+func TestDemoScratchDirRemovedWhenUnused(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("--headless", "--demo", "--prompt", "echo hi")
+	if r.code != 0 || !strings.Contains(r.stdout, "acpterm-demo-") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(e.root, "acpterm-demo-*")); len(left) != 0 {
+		t.Fatalf("scratch dirs left: %v", left)
+	}
+}
