@@ -11,8 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/acpterm/acpterm/config"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestParseArgs(t *testing.T) {
 	for _, c := range []struct {
