@@ -246,8 +246,10 @@ func TestKillEscalatesAfterGrace(t *testing.T) {
 
 func TestSetsidEscapeeReapedOnRelease(t *testing.T) {
 	h := newMgr(t, ManagerOptions{})
-	term := h.start(t, StartOptions{ShellLine: "setsid sh -c 'echo esc=$$; exec sleep 300' >/dev/null 2>&1 & (setsid sh -c 'echo dbl=$$ >&2; exec sleep 300' &) ; sleep 0.2; echo started"})
-	_ = term // the escapees wrote to /dev/null and stderr respectively
+	// The leader waits until the double-forked child has reported its pid.
+	term := h.start(t, StartOptions{ShellLine: "setsid sh -c 'exec sleep 300' >/dev/null 2>&1 & " +
+		"(setsid sh -c 'echo dbl=$$ >&2; echo x > ready; exec sleep 300' &); " +
+		"while [ ! -s ready ]; do sleep 0.01; done; echo started"})
 	waitExit(t, term)
 	out := term.Output().Text
 	dbl := intAfter(t, out, "dbl=")
