@@ -278,8 +278,8 @@ func TestManagerCloseEndsEverything(t *testing.T) {
 		st, _ := b.Wait(context.Background())
 		waitCh <- st
 	}()
-	if n := len(findProcs(func(v string) bool { return v == a.marker }, 0, a.Pid())); n < 2 {
-		t.Fatalf("found %d processes of a, want the setsid sleep and the foreground sleep", n)
+	if n := len(findProcs(func(v string) bool { return v == a.marker }, 0, a.Pid())); n < 1 {
+		t.Fatalf("found %d processes of a, want at least the setsid sleep", n)
 	}
 	pids := findProcs(func(v string) bool { return strings.HasPrefix(v, h.nonce+":") }, 0, 0)
 	if err := h.Close(); err != nil {
