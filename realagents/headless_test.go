@@ -335,3 +335,40 @@ func TestHeadlessCodexLong(t *testing.T) {
 		t.Errorf("the command's tool call ended the session %q, want a final status\n%s", last, h)
 	}
 }
+
+// TestHeadlessClaudeLegacyBackground: a background command whose output the
+// agent waits for with a timeout. claude 0.17.1 then sends a second,
+// concurrent terminal/wait_for_exit, terminal/kill, terminal/output and often
+// two terminal/release calls for the same id: acpterm must end the process,
+// answer every waiter and treat the repeated release as done, so the agent's
+// tools succeed and the turn ends normally.
+func TestHeadlessClaudeLegacyBackground(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeLegacy)
+	h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "run it in the background")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	ids := h.terminalIDs()
+	if len(ids) != 1 {
+		t.Fatalf("terminals %q, want 1\n%s", ids, h)
+	}
+	expectLines(t, h,
+		`^\[terminal `+regexp.QuoteMeta(ids[0])+`\] started: echo bg-started; exec sleep 300$`,
+		`^\[terminal `+regexp.QuoteMeta(ids[0])+`\] SIG(TERM|KILL)$`,
+		`^  \| bg-started$`,
+		`^Background command handled\.$`,
+		`^\[stop\] end_turn$`,
+	)
+	noLines(t, h, `^\[error\]`, `^\[agent\]`)
+	var results []string
+	for _, q := range r.mock.Requests() {
+		results = append(results, q.ToolResults...)
+	}
+	if !contains(results, "in background with id: "+ids[0]) {
+		t.Errorf("the agent did not report the background id %s; tool results %q", ids[0], results)
+	}
+	if !contains(results, "bg-started") || contains(results, "failed") {
+		t.Errorf("waiting for the background output did not succeed cleanly; tool results %q", results)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -232,6 +233,19 @@ func (m *mockLLM) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	m.record(req)
 
+	// __LAST_BG__ is the id of the latest background command the agent reported
+	// in a tool result ("Command started in background with id: X").
+	lastBG := "unknown"
+	for _, msg := range body.Messages {
+		for _, b := range anthBlocks(msg.Content) {
+			if b.Type == "tool_result" {
+				if sm := bgID.FindStringSubmatch(blocksText(anthBlocks(b.Content))); sm != nil {
+					lastBG = sm[1]
+				}
+			}
+		}
+	}
+
 	type block map[string]any
 	var content []block
 	if t.Text != "" {
@@ -246,7 +260,7 @@ func (m *mockLLM) messages(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		content = append(content, block{"type": "tool_use", "id": newID("toolu_mock"), "name": name,
-			"input": substCwd(map[string]any(tu.Input), m.cwd)})
+			"input": substVar(substCwd(map[string]any(tu.Input), m.cwd), "__LAST_BG__", lastBG)})
 	}
 	if len(content) == 0 {
 		content = append(content, block{"type": "text", "text": "(mock) empty turn"})
@@ -300,6 +314,8 @@ func (m *mockLLM) messages(w http.ResponseWriter, r *http.Request) {
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 20}})
 	s.event("message_stop", map[string]any{"type": "message_stop"})
 }
+
+var bgID = regexp.MustCompile(`(?i)in background with id:?\s*([A-Za-z0-9_-]+)`)
 
 // chunks splits s into pieces of at most n bytes, never inside a UTF-8 sequence.
 func chunks(s string, n int) []string {

@@ -97,20 +97,23 @@ func humanText(t string) string {
 }
 
 // substCwd replaces __CWD__ in every string of v.
-func substCwd(v any, cwd string) any {
+func substCwd(v any, cwd string) any { return substVar(v, "__CWD__", cwd) }
+
+// substVar replaces name by value in every string of v.
+func substVar(v any, name, value string) any {
 	switch x := v.(type) {
 	case string:
-		return strings.ReplaceAll(x, "__CWD__", cwd)
+		return strings.ReplaceAll(x, name, value)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = substCwd(e, cwd)
+			out[k] = substVar(e, name, value)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = substCwd(e, cwd)
+			out[i] = substVar(e, name, value)
 		}
 		return out
 	}
