@@ -264,9 +264,25 @@ func (r *run) env() []string {
 // processesMentioning lists live processes (not zombies, not this test process)
 // whose command line, cwd or environment mentions dir, as "PID cmdline".
 func processesMentioning(dir string) (out []string, pids []int) {
+	needle := []byte(dir)
+	return scanProcesses(func(cmdline, environ []byte, cwd string) bool {
+		return bytes.Contains(cmdline, needle) || bytes.Contains(environ, needle) ||
+			cwd == dir || strings.HasPrefix(cwd, dir+"/")
+	})
+}
+
+// loopsIn lists live processes running in dir (their cwd) whose command line
+// contains word.
+func loopsIn(dir, word string) []string {
+	out, _ := scanProcesses(func(cmdline, _ []byte, cwd string) bool {
+		return (cwd == dir || strings.HasPrefix(cwd, dir+"/")) && bytes.Contains(cmdline, []byte(word))
+	})
+	return out
+}
+
+func scanProcesses(match func(cmdline, environ []byte, cwd string) bool) (out []string, pids []int) {
 	ents, _ := os.ReadDir("/proc")
 	self := os.Getpid()
-	needle := []byte(dir)
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
@@ -283,8 +299,7 @@ func processesMentioning(dir string) (out []string, pids []int) {
 		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
 		environ, _ := os.ReadFile(filepath.Join(p, "environ"))
 		cwd, _ := os.Readlink(filepath.Join(p, "cwd"))
-		if bytes.Contains(cmdline, needle) || bytes.Contains(environ, needle) ||
-			cwd == dir || strings.HasPrefix(cwd, dir+"/") {
+		if match(cmdline, environ, cwd) {
 			out = append(out, fmt.Sprintf("%d %s (cwd %s)", pid, strings.ReplaceAll(string(bytes.TrimRight(cmdline, "\x00")), "\x00", " "), cwd))
 			pids = append(pids, pid)
 		}

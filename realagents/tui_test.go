@@ -238,3 +238,29 @@ func testTUIReject(t *testing.T, a agentOwned, done string) {
 
 func TestTUIClaudeNewReject(t *testing.T) { testTUIReject(t, claudeNewOwned, `Created the file\.`) }
 func TestTUICodexReject(t *testing.T)     { testTUIReject(t, codexOwned, `cancelled`) }
+
+// TestTUIClaudeLegacyCancel: esc during a running command cancels the turn;
+// claude 0.17.1 only releases the terminal (no kill), and acpterm ends the
+// command's processes.
+func TestTUIClaudeLegacyCancel(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeLegacy)
+	s := r.startTUI(t, r.writeConfig(policyOpts{}), "run something long")
+	s.drive(`tick 2`, "a", startTimeout+turnTimeout)
+	if running := loopsIn(r.dir, "echo tick"); len(running) == 0 {
+		t.Fatalf("the command shows tick 2 but no process of it was found")
+	}
+	s.keys("Escape")
+	s.waitScreen(`turn cancelled`, turnTimeout)
+	var left []string
+	if !waitFor(10*time.Second, func() bool { left = loopsIn(r.dir, "echo tick"); return len(left) == 0 }) {
+		t.Errorf("the cancelled command is still running: %q", left)
+	}
+	scr := s.screen()
+	if strings.Contains(scr, "tick 5") {
+		t.Errorf("the command ran to the end despite the cancel:\n%s", scr)
+	}
+	if st := s.quit(); st != "0" {
+		t.Errorf("acpterm exit status %q, want 0", st)
+	}
+}
