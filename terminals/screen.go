@@ -179,9 +179,29 @@ func (s *Screen) Close() error {
 	return nil
 }
 
+// writeSkipBound is the largest single Write a standalone main screen
+// emulates in full; beyond it only the visible tail is (see Write).
+const writeSkipBound = 256 << 10
+
 // Write feeds program output to the emulator, at most 1 KiB per lock hold.
-// Bytes may be split anywhere (mid-character, mid-sequence).
+// Bytes may be split anywhere (mid-character, mid-sequence). A single
+// Write of more than 256 KiB on the main screen is skipped ahead like a
+// Terminal's flood: the screen is reset and only the last Rows+1 lines
+// (at most 64 KiB) are emulated, with the private modes set by the
+// skipped part replayed, so a huge chunk costs milliseconds rather than
+// seconds and the visible rows come out the same.
 func (s *Screen) Write(p []byte) {
+	if len(p) > writeSkipBound && !s.alt.Load() {
+		cut := tailStart(p, s.Size().Rows, skipTail)
+		replay := replayModes(scanModes(p[:cut], nil))
+		s.reset()
+		if len(replay) > 0 {
+			s.mu.Lock()
+			_, _ = s.em.Write(replay)
+			s.mu.Unlock()
+		}
+		p = p[cut:]
+	}
 	s.discardReplies(func() {
 		for len(p) > 0 {
 			n := min(len(p), feedSlice)

@@ -261,3 +261,15 @@ func TestScreenStandaloneNoGoroutine(t *testing.T) {
 	}
 	goleak.VerifyNone(t)
 }
+
+func TestScreenHugeWriteSkipsAhead(t *testing.T) {
+	s := NewScreen(Size{Cols: 20, Rows: 3})
+	big := "\x1b[?2004h" + strings.ReplaceAll(lines(100000, "row %d\n"), "\n", "\r\n") // ~1.1 MB
+	s.Write([]byte(big))
+	if got := s.Text(); got != "row 99999\nrow 100000\n" {
+		t.Fatalf("text %q", got)
+	}
+	if !s.Modes().BracketedPaste {
+		t.Fatal("mode set in the skipped part was lost")
+	}
+}

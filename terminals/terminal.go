@@ -403,8 +403,10 @@ func (t *Terminal) cutBacklog(cut int) {
 // when there are fewer), but keeps no more than maxTail bytes (then cut at
 // a character boundary); blMu held. Fed after a screen reset, these lines
 // rebuild the visible rows of streaming output exactly.
-func (t *Terminal) screenTail(rows, maxTail int) int {
-	b := t.backlog
+func (t *Terminal) screenTail(rows, maxTail int) int { return tailStart(t.backlog, rows, maxTail) }
+
+// tailStart is screenTail for any byte slice.
+func tailStart(b []byte, rows, maxTail int) int {
 	end := len(b)
 	cut := 0
 	for range rows + 1 {
