@@ -313,6 +313,9 @@ func TestExplain(t *testing.T) {
 	if !strings.HasSuffix(string(out), "}\n") {
 		t.Errorf("output should end with a newline")
 	}
+	if !strings.Contains(string(out), `"git status && rm -rf x"`) {
+		t.Errorf("shell text should stay readable (no \\u0026 escapes):\n%s", out)
+	}
 }
 
 // TestDecideCommandConcurrent: one Engine answers requests from many goroutines (run with -race).
