@@ -45,7 +45,10 @@ var BuiltinAllow = []string{
 var BuiltinDeny = []string{"sudo", "su", "doas", "pkexec"}
 
 // BuiltinEnvDeny are the variable-name globs the agent may never set (policy.md c.3 step 2,
-// B32–B34): dynamic-loader and interpreter start-up hooks, pagers and editors, PATH and HOME.
+// B32–B34): dynamic-loader and interpreter start-up hooks, pagers and editors, PATH and HOME,
+// and every variable that makes a common tool run another program or read its configuration
+// (and so commands) from elsewhere. Matching ignores case. The same list applies to variables a
+// shell script sets for a child (VAR=x cmd, export, declare -x, env VAR=x, set -a).
 // [policy.env] deny extends this list.
 var BuiltinEnvDeny = []string{
 	"LD_*", "DYLD_*", "GCONV_PATH", "GCONV_MODULES", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS",
@@ -53,6 +56,24 @@ var BuiltinEnvDeny = []string{
 	"PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
 	"GIT_*", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "EDITOR", "VISUAL", "BROWSER",
 	"SSH_ASKPASS", "SUDO_ASKPASS", "PATH", "HOME",
+	// Pagers: less runs "!cmd" and "|cmd" typed or given as +cmd in LESS; lesskey files bind keys
+	// to shell commands; more also takes options from MORE.
+	"LESS", "LESSKEY", "LESSKEYIN", "LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM", "LESSEDIT", "MORE",
+	// Build tools: go runs -toolexec/-exec from GOFLAGS (or a GOENV file), a GOTOOLCHAIN/GOROOT
+	// toolchain, and CC/CXX/CGO_* compilers; make takes options from MAKEFLAGS; cargo/rustc
+	// run wrappers, runners and linkers from their variables or CARGO_HOME/config.toml.
+	"GOFLAGS", "GOENV", "GOTOOLCHAIN", "GOROOT", "CC", "CXX", "CPP", "AR", "LD", "FC", "CGO_*",
+	"PKG_CONFIG", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "RUSTC", "RUSTC_WRAPPER",
+	"RUSTC_WORKSPACE_WRAPPER", "RUSTFLAGS", "RUSTDOC", "RUSTDOCFLAGS", "CARGO_BUILD_*",
+	"CARGO_TARGET_*", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN",
+	// Tool config files that name programs: rg --pre via its config file, tar --to-command.
+	"RIPGREP_CONFIG_PATH", "TAR_OPTIONS",
+	// Package managers and interpreters: npm/yarn config (script-shell, yarnPath), node module
+	// path, Python warnings filters and user site (.pth files run code), JVM/.NET start-up hooks.
+	"NPM_CONFIG_*", "YARN_*", "NODE_PATH", "PYTHONWARNINGS", "PYTHONUSERBASE", "JAVA_TOOL_OPTIONS",
+	"_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "MAVEN_OPTS", "GRADLE_OPTS", "DOTNET_STARTUP_HOOKS",
+	// Shells and config directories (tools read config, and so commands, from them).
+	"SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
 }
 
 // KeyActions are the action names accepted in [ui.keys]: the v1 set (quit, cancel, leave_pane,

@@ -157,6 +157,32 @@ func corpusCases() []corpusCase {
 		corpusArgv("B43", Ask, "", "sed", "-n", "1e id", "f"),
 		corpusArgv("B43b", Ask, "", "sed", "s/x/y/w /etc/x", "f"),
 		corpusArgv("B44", Ask, "", "git", "commit", "-m", "x"),
+		// Pager and build-tool variables (less runs +!cmd from LESS; go runs -toolexec from GOFLAGS).
+		corpusSh("E01", "LESS='+!touch /tmp/PWN\n' git log", Deny, "script sets LESS (assignment), which is on the env deny list (LESS)"),
+		corpusSh("E02", "export LESS='+!id'; git show", Deny, "script sets LESS"),
+		corpusSh("E03", "env LESS='+!id' git diff", Deny, "script sets LESS (env assignment)"),
+		corpusSh("E04", "declare -x LESSKEYIN=./k; git log", Deny, "LESSKEYIN"),
+		corpusSh("E05", "GOFLAGS=-toolexec=/tmp/x git status", Deny, "script sets GOFLAGS"),
+		corpusSh("E06", "set -a; MAKEFLAGS=x; git status", Deny, "MAKEFLAGS"),
+		corpusSh("E07", "sudo CGO_LDFLAGS=x ls", Deny, "CGO_LDFLAGS"),
+		{id: "E08", command: "git", args: []string{"log"}, env: []EnvVar{{"LESS", "+!id"}}, want: Deny, reason: "the agent sets LESS"},
+		{id: "E09", command: "ls", env: []EnvVar{{"GOFLAGS", "-toolexec=/tmp/x"}}, want: Deny, reason: "GOFLAGS"},
+		{id: "E10", command: "ls", env: []EnvVar{{"npm_config_script_shell", "/tmp/x"}}, want: Deny, reason: "npm_config_script_shell"},
+		{id: "E11", command: "ls", env: []EnvVar{{"XDG_DATA_HOME", "$ROOT"}}, want: Deny, reason: "XDG_DATA_HOME"},
+		{id: "E12", command: "ls", env: []EnvVar{{"RIPGREP_CONFIG_PATH", "$ROOT/rc"}}, want: Deny, reason: "RIPGREP_CONFIG_PATH"},
+		// Unknown names handed to a child are ask, like unknown agent variables.
+		corpusSh("E13", "FOO=1 git status", Ask, "script passes FOO to a child process, which is not on the env allow list"),
+		corpusSh("E14", "export FOO=1; git status", Ask, "script passes FOO to a child process"),
+		corpusSh("E15", "FOO=1; export FOO; git status", Ask, "script passes FOO to a child process"),
+		corpusSh("E16", "env FOO=1 git status", Ask, "script passes FOO to a child process"),
+		corpusSh("E17", "set -a; FOO=1; git status", Ask, "script passes FOO to a child process"),
+		corpusSh("E18", "typeset -x FOO=1; git status", Ask, "script passes FOO to a child process"),
+		corpusSh("E19", "TMPDIR=/tmp/x; git status", Ask, "script passes TMPDIR to a child process"),
+		// Plain shell variables, allowed names and builtin-only prefixes stay allowed.
+		corpusSh("E20", "FOO=1; echo \"$FOO\"", Allow, ""),
+		corpusSh("E21", "NO_COLOR=1 git status && LC_ALL=C grep -r x .", Allow, ""),
+		corpusSh("E22", "IFS= read -r l < README.md; echo \"$l\"", Allow, ""),
+		corpusSh("E23", "local_x=1; readonly local_x; echo $local_x", Allow, ""),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -148,6 +149,9 @@ type analyzer struct {
 	cwd      cwdState
 	funcs    map[string]bool
 	fieldCfg *expand.Config
+	// allexport is set once the script ran set -a / set -o allexport: every later assignment
+	// is exported to children.
+	allexport bool
 }
 
 func newAnalyzer(pol *commandPolicy, cwd, home string, judge func(string, bool) *finding) *analyzer {
@@ -260,13 +264,21 @@ func (a *analyzer) command(cmd syntax.Command, c actx) {
 	switch x := cmd.(type) {
 	case nil:
 	case *syntax.CallExpr:
+		// Prefix assignments reach the command's environment; before a builtin that starts
+		// no child (IFS= read -r l) they do not.
 		exported := len(x.Args) > 0
+		if len(x.Args) > 0 {
+			if s, ok := a.static(x.Args[0], c); ok && shellBuiltins[s] && s != "exec" {
+				exported = false
+			}
+		}
 		for _, as := range x.Assigns {
 			a.assign(as, c, exported)
 		}
 		if len(x.Args) == 0 {
 			return
 		}
+		a.setOptions(x.Args, c)
 		a.run(a.words(x.Args, c), c)
 	case *syntax.BinaryCmd:
 		a.stmt(x.X, c)
@@ -359,6 +371,7 @@ func (a *analyzer) deeper(c actx, label string) actx {
 func (a *analyzer) assign(as *syntax.Assign, c actx, exported bool) {
 	if as.Name != nil {
 		a.varName(as.Name.Value, "assignment")
+		a.exportName(as.Name.Value, exported)
 		if as.Index != nil {
 			a.arith(as.Index, c)
 		}
@@ -367,8 +380,10 @@ func (a *analyzer) assign(as *syntax.Assign, c actx, exported bool) {
 		if s, ok := a.static(as.Value, c); ok {
 			if i := strings.IndexByte(s, '='); i > 0 {
 				a.varName(s[:i], "assignment")
+				a.exportName(s[:i], exported)
 			} else if !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "+") {
 				a.varName(s, "declaration")
+				a.exportName(s, exported)
 			}
 		} else {
 			a.note(Ask, "dynamic declaration", "a declare/export argument is only known at run time")
@@ -387,7 +402,55 @@ func (a *analyzer) assign(as *syntax.Assign, c actx, exported bool) {
 			}
 		}
 	}
-	_ = exported
+}
+
+// exportName applies the agent-env rule to a variable a script hands to a child process: a
+// name that is neither on the env deny list (varName denies those) nor on the allow list is
+// at least ask. A variable reaches a child when it is exported (VAR=x cmd, export, declare -x,
+// any assignment after set -a) or when it is already in the child's base environment (HOME,
+// TMPDIR, GOCACHE …: assigning an inherited variable changes what children see). Plain shell
+// variables used only for expansion stay fine. IFS is exempt (see varName).
+func (a *analyzer) exportName(name string, exported bool) {
+	if name == "IFS" || !validEnvName(name) {
+		return
+	}
+	if !exported && !a.allexport && !slices.Contains(BaseEnvNames, name) {
+		return
+	}
+	if _, ok := a.pol.env.denied(name); ok {
+		return // varName already denies it
+	}
+	if _, ok := a.pol.env.allowed(name); ok {
+		return
+	}
+	a.notes = append(a.notes, finding{
+		verdict:   Ask,
+		rule:      "env: not allowed",
+		reason:    fmt.Sprintf("script passes %s to a child process, which is not on the env allow list ([policy.env] allow)", name),
+		construct: "exports " + name,
+	})
+}
+
+// setOptions notices `set -a` / `set -o allexport` (every later assignment is exported).
+func (a *analyzer) setOptions(args []*syntax.Word, c actx) {
+	if s, ok := a.static(args[0], c); !ok || s != "set" {
+		return
+	}
+	for i := 1; i < len(args); i++ {
+		s, ok := a.static(args[i], c)
+		if !ok {
+			a.allexport = true // set "$x" may be -a
+			continue
+		}
+		if len(s) > 1 && s[0] == '-' && s[1] != '-' && s[1] != 'o' && strings.Contains(s, "a") {
+			a.allexport = true
+		}
+		if (s == "-o" || s == "-ao" || strings.HasPrefix(s, "-") && strings.HasSuffix(s, "o")) && i+1 < len(args) {
+			if v, ok := a.static(args[i+1], c); !ok || v == "allexport" {
+				a.allexport = true
+			}
+		}
+	}
 }
 
 // varName denies setting a variable that is on the env deny list inside a script: PATH=… git,
@@ -409,8 +472,24 @@ func (a *analyzer) varName(name, what string) {
 
 func (a *analyzer) decl(x *syntax.DeclClause, c actx) {
 	nameref := x.Variant != nil && x.Variant.Value == "nameref"
+	exported := false
+	if x.Variant != nil && x.Variant.Value == "export" {
+		exported = true
+	}
 	for _, as := range x.Args {
-		a.assign(as, c, true)
+		if as.Naked && as.Name == nil && as.Value != nil {
+			if s, ok := a.static(as.Value, c); ok && len(s) > 1 && s[0] == '-' {
+				if strings.Contains(s, "x") {
+					exported = true // declare -x, typeset -x
+				}
+				if x.Variant != nil && x.Variant.Value == "export" && strings.Contains(s, "n") {
+					exported = false // export -n unexports
+				}
+			}
+		}
+	}
+	for _, as := range x.Args {
+		a.assign(as, c, exported)
 		if as.Naked && as.Name == nil && as.Value != nil {
 			if s, ok := a.static(as.Value, c); ok && strings.HasPrefix(s, "-") && strings.Contains(s, "n") {
 				nameref = true

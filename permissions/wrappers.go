@@ -191,6 +191,7 @@ func simpleWrapper(spec wrapSpec, note *finding) wrapperFunc {
 		if base == "sudo" {
 			for i < len(words) && !words[i].dyn && isAssignment(words[i].s) {
 				a.varName(words[i].s[:strings.IndexByte(words[i].s, '=')], base+" assignment")
+				a.exportName(words[i].s[:strings.IndexByte(words[i].s, '=')], true)
 				i++
 			}
 			if i >= len(words) {
@@ -231,6 +232,7 @@ func envWrapper(a *analyzer, words []wv, c actx) {
 	}
 	for i < len(words) && !words[i].dyn && isAssignment(words[i].s) {
 		a.varName(words[i].s[:strings.IndexByte(words[i].s, '=')], "env assignment")
+		a.exportName(words[i].s[:strings.IndexByte(words[i].s, '=')], true)
 		i++
 	}
 	if i < len(words) && words[i].dyn {
@@ -263,6 +265,7 @@ func envWrapper(a *analyzer, words []wv, c actx) {
 		k := 0
 		for k < len(split) && !split[k].dyn && isAssignment(split[k].s) {
 			a.varName(split[k].s[:strings.IndexByte(split[k].s, '=')], "env -S assignment")
+			a.exportName(split[k].s[:strings.IndexByte(split[k].s, '=')], true)
 			k++
 		}
 		inner = append(split[k:], inner...)
