@@ -185,11 +185,14 @@ func TestTUIResizeReachesTheProgram(t *testing.T) {
 	e := newEnv(t)
 	e.writeConfig(demoConfig("ask"))
 	tm := startDemo(t, e, "size")
-	screen := tm.waitFor("│size ")
-	c1, r1, ok := paneSize(screen, "$ printf 'size '")
-	if !ok {
-		t.Fatalf("no size pane on screen:\n%s", screen)
-	}
+	tm.waitFor("│size ")
+	// tmux may capture a frame that is still being written, so wait for a whole pane border.
+	var c1, r1 int
+	var ok bool
+	tm.waitUntil("the size pane with its borders", func(s string) bool {
+		c1, r1, ok = paneSize(s, "$ printf 'size '")
+		return ok
+	})
 	tm.resize(120, 40)
 	var c2, r2 int
 	tm.waitUntil("the pane to shrink", func(s string) bool {
