@@ -260,6 +260,17 @@ func TestCorpusFiles(t *testing.T) {
 	if d.Verdict != Deny || !strings.Contains(d.Reason, "protected") {
 		t.Errorf("B44 via redirect: %s (%s), want deny naming the protected path", d.Verdict, d.Reason)
 	}
+	// .git/commondir pointing at a planted config (core.fsmonitor) makes a later git status run
+	// code: every path under .git is protected, for fs writes and redirects alike.
+	if d := f.e.DecideWrite(filepath.Join(f.root, ".git", "commondir")); d.Verdict != Deny || d.Rule != "protected" || !strings.Contains(d.Reason, gitDirReason) {
+		t.Errorf("commondir write: %s %q (%s), want deny protected", d.Verdict, d.Rule, d.Reason)
+	}
+	for _, script := range []string{"echo ../c > .git/commondir", "printf x >> sub/.git/gitdir", "cd .git && echo ../c > commondir"} {
+		d := f.e.DecideCommand(CommandRequest{Command: "bash", Args: []string{"-c", script}})
+		if d.Verdict != Deny || !strings.Contains(d.Reason, gitDirReason) {
+			t.Errorf("%q: %s (%s), want deny naming the git directory", script, d.Verdict, d.Reason)
+		}
+	}
 }
 
 // TestCorpusSafeControls: ordinary read-only lines must stay allowed.

@@ -65,6 +65,8 @@ func TestDecideReadWrite(t *testing.T) {
 		p("sub/go.sum"):                  {Ask, "fs.write"},   // relative glob is anchored at the root
 		p(".git/hooks/pre-commit"):       {Deny, "protected"}, // B44
 		p(".git/config"):                 {Deny, "protected"},
+		p(".git/commondir"):              {Deny, "protected"}, // commondir → planted config with core.fsmonitor
+		p("sub/.git/info/exclude"):       {Deny, "protected"},
 		p("alias.go"):                    {Ask, "link"}, // symlink: at least ask
 		p("hl"):                          {Ask, "link"},
 		filepath.Join(s.evil, "x"):       {Deny, "outside roots"},

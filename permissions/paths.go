@@ -157,8 +157,9 @@ func realPath(p string) (string, error) {
 
 // IsProtected reports whether real (a resolved absolute path) is a path the agent must never
 // write, whatever the rules say, and names which (policy.md c.6): acpterm's own config dir
-// ($XDG_CONFIG_HOME/acpterm), its state dir (grants, audit log), any .git/hooks/** (also
-// .git/modules/*/hooks/**), .git/config (and config.worktree) and a .git entry itself, the shell rc files in $HOME (.bashrc .bash_profile .profile .zshrc .zprofile
+// ($XDG_CONFIG_HOME/acpterm), its state dir (grants, audit log), any path with a .git component
+// (the .git entry itself and everything beneath it: hooks, config, commondir, gitdir files of
+// worktrees and submodules …), the shell rc files in $HOME (.bashrc .bash_profile .profile .zshrc .zprofile
 // .zshenv .bash_login .bash_logout, .config/fish/**), ~/.ssh/**, git's global config
 // (~/.gitconfig, ~/.config/git/config), and the directories on $PATH with their direct entries.
 // It reads acpterm's own environment (os.Getenv).
@@ -166,16 +167,22 @@ func IsProtected(real string) (bool, string) {
 	return isProtected(real, os.Getenv)
 }
 
+// gitDirReason explains why a path inside a .git directory (other than hooks and config) is
+// protected.
+const gitDirReason = "the git directory (.git/**) decides which repository, config and hooks git uses (e.g. .git/commondir), so a write there can make a later git command run code"
+
 func isProtected(real string, getenv func(string) string) (bool, string) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	real = filepath.Clean(real)
-	// Inside any .git: hooks (also .git/modules/<sub>/hooks), config files, and .git itself
-	// (a .git file names the git dir, and so whose hooks run).
+	// A .git entry and everything beneath it, in every root: hooks (also .git/modules/<sub>/hooks),
+	// config files, and the rest (commondir, gitdir files, info/, worktrees/ …), since git reads
+	// which repository and config to use from them. A .git file names the git dir, and so whose
+	// hooks run. The name is compared without case (case-insensitive file systems).
 	parts := strings.Split(real, string(filepath.Separator))
 	for i, part := range parts {
-		if part != ".git" {
+		if !strings.EqualFold(part, ".git") {
 			continue
 		}
 		rest := parts[i+1:]
@@ -186,6 +193,8 @@ func isProtected(real string, getenv func(string) string) (bool, string) {
 			return true, "git hooks (.git/hooks) run code on git commands"
 		case rest[len(rest)-1] == "config" || rest[len(rest)-1] == "config.worktree":
 			return true, "git config (.git/config) can name programs git runs"
+		default:
+			return true, gitDirReason
 		}
 	}
 	if ok, why := onPath(real, getenv); ok {
