@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/acpterm/acpterm/acpclient"
@@ -113,10 +114,14 @@ func escAnswer(cs []approvalChoice) acpclient.Answer {
 // first). It holds only the highlight per request; the queue itself is State.Pending minus what
 // was answered and not yet resolved.
 type approvals struct {
-	sel map[string]int // highlighted choice index per request id
+	sel    map[string]int // highlighted choice index per request id
+	scroll map[string]int // first body line shown per request id (the body scrolls; never cut)
+	room   int            // body lines that fit at the last render (the PgUp/PgDn step)
 }
 
-func newApprovals() *approvals { return &approvals{sel: map[string]int{}} }
+func newApprovals() *approvals {
+	return &approvals{sel: map[string]int{}, scroll: map[string]int{}, room: 1}
+}
 
 // handleKey answers or navigates the front request p. It returns the answer to send (nil when
 // the key only moved the highlight or was not an answer) and whether the key was consumed.
@@ -129,6 +134,7 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 	pick := func(i int) (*acpclient.Answer, bool) {
 		ans := cs[i].answer
 		delete(a.sel, p.ID)
+		delete(a.scroll, p.ID)
 		return &ans, true
 	}
 	own := len(p.Options) == 0
@@ -152,7 +158,21 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 	case "esc":
 		ans := escAnswer(cs)
 		delete(a.sel, p.ID)
+		delete(a.scroll, p.ID)
 		return &ans, true
+	case "pgdown", "space", "ctrl+d":
+		// render clamps the offset to the body's end.
+		a.scroll[p.ID] += max(a.room-1, 1)
+		return nil, true
+	case "pgup", "ctrl+u":
+		a.scroll[p.ID] = max(a.scroll[p.ID]-max(a.room-1, 1), 0)
+		return nil, true
+	case "home":
+		a.scroll[p.ID] = 0
+		return nil, true
+	case "end":
+		a.scroll[p.ID] = 1 << 30
+		return nil, true
 	case "enter":
 		return pick(sel)
 	case "up", "shift+tab", "k":
@@ -190,10 +210,19 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	}
 	head = append(head, st.ModalTitle.Render(fmt.Sprintf("Permission %d of %d", n, total))+st.Dim.Render(" · "+what))
 	title := sanitizeLine(derefStr(p.ToolCall.Title))
-	if title != "" {
-		head = append(head, st.Bold.Render(truncate(title, inner)))
-	}
 	var body []string
+	if title != "" {
+		// The title (often the command itself) is wrapped, never cut: one line stays in the
+		// header; a longer title opens the scrollable body instead.
+		tl := wrapCells(title, inner)
+		for _, l := range tl {
+			if len(tl) == 1 {
+				head = append(head, st.Bold.Render(l))
+			} else {
+				body = append(body, st.Bold.Render(l))
+			}
+		}
+	}
 	if d := p.Policy; d != nil {
 		body = append(body, policyLines(st, d, inner)...)
 	}
@@ -224,17 +253,55 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 			opts = append(opts, "  "+st.ModalOption.Render(line))
 		}
 	}
-	hint := st.Dim.Render(truncate("enter choose · ↑/↓ move · esc reject once", inner))
-	// Fit: header, options and hint always show; the body is cut to what is left.
+	// Fit: header, options and hint always show; the body scrolls (PgUp/PgDn) inside what is
+	// left, with a marker on each side that has hidden lines, so nothing is ever cut silently.
 	room := maxH - 2 - len(head) - len(opts) - 3
+	off := a.scroll[p.ID]
+	var hidden bool
 	if room < len(body) {
-		if room < 1 {
-			body = nil
-		} else {
-			cut := len(body) - room + 1
-			body = append(body[:room-1], st.Dim.Render(fmt.Sprintf("… %d more lines", cut)))
+		hidden = true
+		room = max(room, 3)
+		// Lines shown: room minus one row for each marker present.
+		show := func(off int) (int, bool, bool) {
+			up := off > 0
+			n := room - 1
+			if up {
+				n--
+			}
+			down := off+n < len(body)
+			if !down {
+				n++
+			}
+			return max(n, 1), up, down
 		}
+		maxOff := 0
+		for o := 0; o < len(body); o++ {
+			if _, _, down := show(o); !down {
+				maxOff = o
+				break
+			}
+		}
+		off = min(max(off, 0), maxOff)
+		a.scroll[p.ID] = off
+		n, up, down := show(off)
+		var vis []string
+		if up {
+			vis = append(vis, st.Warn.Render(fmt.Sprintf("↑ %d more above (PgUp)", off)))
+		}
+		vis = append(vis, body[off:min(off+n, len(body))]...)
+		if down {
+			vis = append(vis, st.Warn.Render(fmt.Sprintf("↓ %d more below (PgDn)", len(body)-off-n)))
+		}
+		body = vis
+		a.room = n
+	} else {
+		a.scroll[p.ID] = 0
 	}
+	hintText := "enter choose · ↑/↓ move · " + escLabel(cs)
+	if hidden {
+		hintText = "pgup/pgdn scroll · " + hintText
+	}
+	hint := st.Dim.Render(truncate(hintText, inner))
 	lines := append(head, "")
 	if len(body) > 0 {
 		lines = append(lines, body...)
@@ -253,7 +320,7 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 		if v == "" {
 			return
 		}
-		out = append(out, truncate(st.Dim.Render(label)+" "+sanitizeLine(v), w))
+		out = append(out, wrapLabeled(st.Dim.Render(label)+" ", sanitizeLine(v), w)...)
 	}
 	if d.Path != "" {
 		add("path:", d.Path)
@@ -273,7 +340,7 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 	for _, c := range d.Constructs {
 		add("  ⚠", c)
 	}
-	for _, l := range d.Leaves {
+	for _, l := range riskyFirst(d.Leaves) {
 		prog := l.Program
 		if prog == "" {
 			prog = "(unresolved)"
@@ -283,16 +350,76 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 		if len(l.Via) > 0 {
 			line += st.Dim.Render(" via " + sanitizeLine(strings.Join(l.Via, " › ")))
 		}
-		out = append(out, truncate(line, w))
+		out = append(out, wrapLabeled("", line, w)...)
 		why := l.Rule
 		if l.Reason != "" {
 			why += ": " + l.Reason
 		}
 		if why != "" {
-			out = append(out, truncate("      "+st.Dim.Render(sanitizeLine(why)), w))
+			out = append(out, wrapLabeled("      ", st.Dim.Render(sanitizeLine(why)), w)...)
 		}
 	}
 	return out
+}
+
+// riskyFirst orders leaves so those that ask or are denied come first (each group in command
+// order): the reason for asking is then at the top of the modal, never below the fold.
+func riskyFirst(ls []permissions.Leaf) []permissions.Leaf {
+	out := make([]permissions.Leaf, 0, len(ls))
+	for _, l := range ls {
+		if l.Verdict != permissions.Allow {
+			out = append(out, l)
+		}
+	}
+	for _, l := range ls {
+		if l.Verdict == permissions.Allow {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// wrapCells hard-wraps s (may hold SGR styling) into lines of at most w cells; nothing is cut.
+func wrapCells(s string, w int) []string {
+	w = max(w, 1)
+	if ansi.StringWidth(s) <= w {
+		return []string{s}
+	}
+	return splitNL(ansi.Hardwrap(s, w, true))
+}
+
+// wrapLabeled wraps prefix+v into lines of at most w cells; continuation lines are indented by
+// the prefix's width so the value reads as one block. Nothing is cut.
+func wrapLabeled(prefix, v string, w int) []string {
+	pw := ansi.StringWidth(prefix)
+	if pw+ansi.StringWidth(v) <= w {
+		return []string{prefix + v}
+	}
+	if pw > w/2 {
+		return wrapCells(prefix+v, w)
+	}
+	parts := wrapCells(v, w-pw)
+	out := make([]string, len(parts))
+	pad := strings.Repeat(" ", pw)
+	for i, p := range parts {
+		if i == 0 {
+			out[i] = prefix + p
+		} else {
+			out[i] = pad + p
+		}
+	}
+	return out
+}
+
+// escLabel is the footer's word for what Esc answers: "esc reject once" for the agent's options,
+// "esc deny" for acpterm's own prompts (whose Esc answer is Deny).
+func escLabel(cs []approvalChoice) string {
+	for _, c := range cs {
+		if c.role == "save" {
+			return "esc deny"
+		}
+	}
+	return "esc reject once"
 }
 
 func verdictStyle(st *Styles, v permissions.Verdict) interface{ Render(...string) string } {

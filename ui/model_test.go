@@ -770,3 +770,94 @@ func TestWholeFrameGolden(t *testing.T) {
 		t.Fatalf("frame:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// exfilDecision is the policy decision for the tester's request `sleep 1; echo aaaa…(84 a's);
+// echo b; echo c; echo d; echo e; cat ~/.ssh/id_rsa > stolen.txt`: the asking leaf comes last.
+func exfilDecision() (string, *permissions.Decision) {
+	as := strings.Repeat("a", 84)
+	line := "sleep 1; echo " + as + "; echo b; echo c; echo d; echo e; cat ~/.ssh/id_rsa > stolen.txt"
+	allow := func(argv ...string) permissions.Leaf {
+		return permissions.Leaf{Argv: argv, Program: "/usr/bin/" + argv[0], Verdict: permissions.Allow, Rule: "allow: " + argv[0]}
+	}
+	d := &permissions.Decision{Verdict: permissions.Ask, Rule: "unmatched", Reason: "no rule covers cat ~/.ssh/id_rsa",
+		Argv: []string{"/bin/sh", "-c", line}, Shell: true, Cwd: "/work",
+		Leaves: []permissions.Leaf{
+			allow("sleep", "1"), allow("echo", as), allow("echo", "b"), allow("echo", "c"), allow("echo", "d"), allow("echo", "e"),
+			{Argv: []string{"cat", "/home/u/.ssh/id_rsa"}, Program: "/usr/bin/cat", Verdict: permissions.Ask, Rule: "unmatched", Reason: "no rule covers cat"},
+		}}
+	return line, d
+}
+
+// rowsOf returns the frame's rows with trailing spaces trimmed.
+func rowsOf(scr string) []string {
+	rows := strings.Split(scr, "\n")
+	for i := range rows {
+		rows[i] = strings.TrimRight(rows[i], " ")
+	}
+	return rows
+}
+
+func TestApprovalModalShowsWholeRequestAt80x24(t *testing.T) {
+	h := newHarness(t, nil)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	line, dec := exfilDecision()
+	h.ev(acpclient.TurnStarted{Prompt: "go"})
+	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", Policy: dec, ToolCall: acp.ToolCallUpdate{Title: &line}})
+	scr := h.screenText()
+	// The asking leaf is listed first, so it is visible without scrolling.
+	if !strings.Contains(scr, "│ ask   cat /home/u/.ssh/id_rsa → /usr/bin/cat") {
+		t.Fatalf("asking leaf not shown first:\n%s", scr)
+	}
+	if !strings.Contains(scr, "more below (PgDn)") || !strings.Contains(scr, "pgup/pgdn scroll · enter choose") {
+		t.Fatalf("no more-below marker while content is hidden:\n%s", scr)
+	}
+	if strings.Contains(scr, "…") {
+		t.Fatalf("something is cut with an ellipsis:\n%s", scr)
+	}
+	// Collect the body over every page: the full command, argv and all leaves appear.
+	var seen []string
+	for i := 0; i < 10; i++ {
+		for _, r := range rowsOf(h.screenText()) {
+			if a, b := strings.Index(r, "│ "), strings.LastIndex(r, " │"); a >= 0 && b > a {
+				seen = append(seen, strings.TrimRight(r[a+len("│ "):b], " "))
+			}
+		}
+		h.key("pgdown")
+	}
+	all := strings.Join(seen, "\n")
+	for _, w := range []string{"echo " + strings.Repeat("a", 84)[:40], "cat ~/.ssh/id_rsa > stolen.txt", "allow echo e → /usr/bin/echo", "allow sleep 1 → /usr/bin/sleep",
+		"cwd:  /work", "asks: no rule covers cat ~/.ssh/id_rsa (unmatched)"} {
+		if !strings.Contains(all, w) {
+			t.Fatalf("never shown: %q\n%s", w, all)
+		}
+	}
+	// Joined back together, the wrapped argv rows hold every character of the shell line.
+	var argv string
+	for i, r := range seen {
+		if strings.HasPrefix(r, "argv: ") {
+			argv = r
+			for _, c := range seen[i+1:] {
+				if !strings.HasPrefix(c, "      ") {
+					break
+				}
+				argv += c
+			}
+			break
+		}
+	}
+	nospace := func(s string) string { return strings.ReplaceAll(s, " ", "") }
+	if want := "argv:/bin/sh-c'" + nospace(line) + "'"; nospace(argv) != want {
+		t.Fatalf("argv rows = %q, want %q", nospace(argv), want)
+	}
+	scr = h.screenText()
+	if !strings.Contains(scr, "more above (PgUp)") || strings.Contains(scr, "more below") {
+		t.Fatalf("at the end: want only the more-above marker:\n%s", scr)
+	}
+	h.key("pgup")
+	h.key("home")
+	if scr := h.screenText(); strings.Contains(scr, "more above") {
+		t.Fatalf("home did not return to the top:\n%s", scr)
+	}
+	h.key("a")
+	wantCalls(t, h.agent.take(), `answer c1 option="" choice="allow_once"`)
+}
