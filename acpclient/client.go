@@ -26,7 +26,7 @@ var Version = "0.1.0"
 
 // Defaults for Options durations.
 const (
-	DefaultInitTimeout   = 30 * time.Second
+	DefaultInitTimeout   = 60 * time.Second
 	DefaultCancelTimeout = 30 * time.Second
 	DefaultStdinGrace    = 500 * time.Millisecond
 	DefaultKillGrace     = 2 * time.Second
