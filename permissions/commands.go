@@ -475,6 +475,69 @@ var launchTools = map[string]bool{
 	"git": true, "rg": true, "sed": true, "find": true, "tar": true, "man": true, "ssh": true, "scp": true,
 	"sftp": true, "zip": true, "rsync": true, "less": true, "more": true, "vim": true, "vi": true, "nvim": true,
 	"view": true, "ex": true, "sort": true, "diff": true, "sdiff": true, "diff3": true, "go": true,
+	"install": true,
+}
+
+// goFlagReasons are go command flags (any subcommand, - or --, with or without test.) that run
+// another program, write a file wherever they point, or make go read its inputs from elsewhere.
+var goFlagReasons = map[string]string{
+	"exec":         "runs a program around every binary",
+	"toolexec":     "runs a program around every compiler and tool invocation",
+	"vettool":      "runs another program as the vet tool",
+	"o":            "writes the output file wherever it points (e.g. ~/.bashrc)",
+	"C":            "runs go in another directory, whose go.mod and files are not checked",
+	"modfile":      "reads another go.mod, which can replace modules with other code",
+	"overlay":      "replaces source files with the ones an overlay file names",
+	"pgo":          "reads a profile file named by the agent",
+	"ldflags":      "passes flags to the linker, which can name an external linker program (-extld)",
+	"gccgoflags":   "passes flags to gccgo",
+	"compiler":     "chooses another compiler",
+	"coverprofile": "writes a coverage profile wherever it points",
+	"cpuprofile":   "writes a CPU profile wherever it points",
+	"memprofile":   "writes a memory profile wherever it points",
+	"blockprofile": "writes a block profile wherever it points",
+	"mutexprofile": "writes a mutex profile wherever it points",
+	"trace":        "writes an execution trace wherever it points",
+	"outputdir":    "writes profiles into a directory wherever it points",
+	"testlogfile":  "writes a log file wherever it points",
+	"gocoverdir":   "writes coverage data wherever it points",
+	"fuzzcachedir": "writes the fuzz cache wherever it points",
+}
+
+// goLaunch checks a go command line: flags from goFlagReasons, and subcommands that run
+// commands or write outside the roots (generate, tool, install, env -w/-u).
+func goLaunch(args []string, hit func(opt, why string) (launchReason, bool)) (launchReason, bool) {
+	sub := ""
+	for i, a := range args {
+		if a == "--" || a == "-args" || a == "--args" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if sub == "" {
+				sub = a
+				switch sub {
+				case "tool":
+					return hit("tool", "runs a tool program (also module tools from go.mod)")
+				case "install":
+					return hit("install", "writes binaries outside the roots (GOBIN or GOPATH/bin)")
+				case "env":
+					for _, b := range args[i+1:] {
+						if b == "-w" || b == "-u" {
+							return hit("env "+b, "writes go's environment file, whose GOFLAGS apply to every later go command")
+						}
+					}
+				}
+			}
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		name, _, _ = strings.Cut(name, "=")
+		name = strings.TrimPrefix(name, "test.")
+		if why, ok := goFlagReasons[name]; ok {
+			return hit("-"+name, why)
+		}
+	}
+	return launchReason{}, false
 }
 
 // launchOption checks argv against the per-tool table of options that make a program start
@@ -635,6 +698,12 @@ func launchOption(argv []string) (launchReason, bool) {
 				return hit("--compress-program", "runs a compression program")
 			}
 		}
+	case "install":
+		for _, a := range args {
+			if strings.HasPrefix(a, "--strip-program") {
+				return hit("--strip-program", "runs a program on every installed file")
+			}
+		}
 	case "diff", "sdiff", "diff3":
 		for _, a := range args {
 			if strings.HasPrefix(a, "--diff-program") {
@@ -642,11 +711,7 @@ func launchOption(argv []string) (launchReason, bool) {
 			}
 		}
 	case "go":
-		for _, a := range args {
-			if strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "--exec") || strings.HasPrefix(a, "-toolexec") || strings.HasPrefix(a, "--toolexec") {
-				return hit(strings.SplitN(a, "=", 2)[0], "runs a program around every binary or tool")
-			}
-		}
+		return goLaunch(args, hit)
 	}
 	return launchReason{}, false
 }

@@ -273,6 +273,77 @@ func TestCorpusFiles(t *testing.T) {
 	}
 }
 
+// TestWriterOptions: with a config that allows go, cp, touch, chmod and other writers, options
+// that launch programs or write elsewhere are at least ask, and writers' file arguments are
+// checked like redirect targets (.git/**, protected and outside-root targets deny).
+func TestWriterOptions(t *testing.T) {
+	f := newCmdFixture(t, config.Commands{Allow: []string{"go", "cp", "mv", "touch", "chmod", "chown", "ln", "install", "tee", "sort", "mkdir", "rm", "dd", "truncate", "echo", "git status"}})
+	cases := []struct {
+		script string
+		want   Verdict
+		reason string
+	}{
+		{"go test -c -o ~/.bashrc ./...", Ask, "go -o writes the output file wherever it points"},
+		{"go test -coverprofile=/tmp/c.out ./...", Ask, "go -coverprofile writes a coverage profile"},
+		{"go test -cpuprofile cpu.out", Ask, "go -cpuprofile"},
+		{"go test -memprofile m", Ask, "go -memprofile"},
+		{"go test -blockprofile b", Ask, "go -blockprofile"},
+		{"go test -mutexprofile m", Ask, "go -mutexprofile"},
+		{"go test -trace t", Ask, "go -trace"},
+		{"go test -outputdir /tmp", Ask, "go -outputdir"},
+		{"go test ./... -test.cpuprofile=x", Ask, "go -cpuprofile"},
+		{"go -C /tmp test", Ask, "go -C runs go in another directory"},
+		{"go test -toolexec=/tmp/x ./...", Ask, "go -toolexec runs a program around every compiler"},
+		{"go test --exec=/tmp/x", Ask, "go -exec runs a program"},
+		{"go build -modfile=x.mod", Ask, "go -modfile"},
+		{"go build -overlay o.json", Ask, "go -overlay"},
+		{"go build -pgo=p", Ask, "go -pgo"},
+		{"go build -o /usr/local/bin/x .", Ask, "go -o"},
+		{"go build -ldflags=-extld=/tmp/x", Ask, "go -ldflags"},
+		{"go run -exec /tmp/x .", Ask, "go -exec"},
+		{"go generate ./...", Ask, "go generate"},
+		{"go vet -vettool=/tmp/x ./...", Ask, "go -vettool runs another program"},
+		{"go install ./cmd/x", Ask, "go install writes binaries outside the roots"},
+		{"go env -w GOFLAGS=-toolexec=/tmp/x", Ask, "go env -w"},
+		{"go tool x", Ask, "go tool runs a tool program"},
+		{"go test -race -run TestX -count=1 ./...", Allow, ""},
+		{"go build ./... && go vet ./...", Allow, ""},
+		// Well-known writers: targets are checked like redirect targets.
+		{"cp x .git/hooks/pre-commit", Deny, "cp writes .git/hooks/pre-commit: "},
+		{"cp -t .git/hooks x y", Deny, "cp writes .git/hooks"},
+		{"cp x y --target-directory=.git", Deny, "protected path"},
+		{"touch .git/hooks/x", Deny, "touch writes .git/hooks/x"},
+		{"chmod +x .git/hooks/x", Deny, "chmod writes .git/hooks/x"},
+		{"chmod -x .git/hooks/x", Deny, "chmod writes .git/hooks/x"},
+		{"chown u .git/config", Deny, "chown writes .git/config"},
+		{"ln -s ../../evil .git/hooks/pre-push", Deny, "ln writes .git/hooks/pre-push"},
+		{"mv hook .git/hooks/post-checkout", Deny, "mv writes .git/hooks/post-checkout"},
+		{"mv ~/.bashrc x", Deny, "mv writes " + "$HOME/.bashrc"},
+		{"install -m 755 x .git/hooks/pre-commit", Deny, "install writes .git/hooks/pre-commit"},
+		{"echo x | tee -a .git/commondir", Deny, "tee writes .git/commondir"},
+		{"echo x | tee ~/.bashrc", Deny, "outside the roots"},
+		{"sort -o .git/config x", Deny, "sort writes .git/config"},
+		{"sort --output=/etc/x x", Deny, "sort writes /etc/x"},
+		{"dd if=x of=.git/hooks/x", Deny, "dd writes .git/hooks/x"},
+		{"mkdir -p .git/hooks", Deny, "mkdir writes .git/hooks"},
+		{"rm -rf .git", Deny, "rm writes .git"},
+		{"truncate -s 0 /etc/passwd", Deny, "truncate writes /etc/passwd"},
+		{"cp x /tmp/y", Deny, "cp writes /tmp/y"},
+		{"cd .git && touch hooks/x", Deny, "touch writes hooks/x"},
+		{"cp \"$x\" y", Ask, "cp gets an argument only known at run time"},
+		{"install --strip-program=/tmp/x a b", Ask, "install --strip-program"},
+		// Ordinary writes inside the root stay allowed.
+		{"cp a b && mv b c && touch d && chmod +x d && ln -s d e && mkdir -p f/g && echo x | tee h && sort -o i h && dd if=h of=j && rm -f j && cp /etc/hostname k", Allow, ""},
+		{"cp -t dir a b; install -d out; chmod --reference=a b; truncate -s 0 x", Allow, ""},
+	}
+	for _, c := range cases {
+		d := f.e.DecideCommand(CommandRequest{Command: "bash", Args: []string{"-c", f.expand(c.script)}})
+		if d.Verdict != c.want || !strings.Contains(d.Reason, f.expand(c.reason)) {
+			t.Errorf("%q: %s %q (%s), want %s with reason containing %q", c.script, d.Verdict, d.Rule, d.Reason, c.want, f.expand(c.reason))
+		}
+	}
+}
+
 // TestCorpusSafeControls: ordinary read-only lines must stay allowed.
 func TestCorpusSafeControls(t *testing.T) {
 	f := newCorpusFixture(t)

@@ -1017,6 +1017,7 @@ func (a *analyzer) leaf(words []wv, c actx, notes ...finding) *rawLeaf {
 	all := append(append([]finding(nil), c.notes...), notes...)
 	l := &rawLeaf{argv: wvStrings(words), via: c.via, wrappers: c.wrappers, shell: c.shell, cwd: a.cwd, notes: all, maybe: c.maybe}
 	a.leaves = append(a.leaves, l)
+	a.writeTargets(words)
 	return l
 }
 
@@ -1300,4 +1301,146 @@ loop:
 	// against more directories are only stricter.
 	inC.lang = lang
 	a.script(words[i].s, a.deeper(inC, ""))
+}
+
+// knownWriters are programs whose file arguments are written (created, replaced, moved, linked,
+// chmod'ed or removed). Their targets are checked like redirect targets (checkPath): outside the
+// roots or protected (.git/**, rc files …) is deny, whatever the allow rules say. valueOpts are
+// the short options that take a separate value; targetOpt is the "-t DIR" style option.
+var knownWriters = map[string]struct {
+	valueOpts string // short options followed by a value word
+	mode      string // "last": only the last operand (or -t DIR) is written; "all": every operand; "skip1": all but the first (mode/owner)
+}{
+	"cp":       {"St", "last"},
+	"ln":       {"St", "last"},
+	"install":  {"mgoSt", "last"},
+	"mv":       {"St", "all"},
+	"touch":    {"rdt", "all"},
+	"mkdir":    {"m", "all"},
+	"rm":       {"", "all"},
+	"rmdir":    {"", "all"},
+	"tee":      {"", "all"},
+	"truncate": {"sr", "all"},
+	"shred":    {"nsu", "all"},
+	"chmod":    {"", "skip1"},
+	"chown":    {"", "skip1"},
+	"chgrp":    {"", "skip1"},
+	"dd":       {"", "dd"},
+	"sort":     {"otTSk", "sort"},
+}
+
+// writeTargets checks the files a well-known writer (knownWriters) writes, from its static
+// arguments. A word only known at run time may be the target, so it is at least ask.
+func (a *analyzer) writeTargets(words []wv) {
+	if len(words) == 0 || words[0].dyn {
+		return
+	}
+	tool := path.Base(words[0].s)
+	spec, ok := knownWriters[tool]
+	if !ok {
+		return
+	}
+	var operands, targets []string
+	ref := false // chmod/chown --reference: no mode/owner operand
+	modeSeen := false
+	opts := true
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if w.dyn {
+			a.note(Ask, "dynamic write target", fmt.Sprintf("%s gets an argument only known at run time, so the file it writes cannot be checked", tool))
+			return
+		}
+		s := w.s
+		if opts && s == "--" {
+			opts = false
+			continue
+		}
+		if opts && tool == "chmod" && len(s) > 1 && s[0] == '-' && strings.Trim(s[1:], "rwxXst") == "" {
+			modeSeen = true // chmod -x FILE: the mode looks like an option
+			continue
+		}
+		if opts && strings.HasPrefix(s, "--") {
+			name, val, hasVal := strings.Cut(s, "=")
+			switch name {
+			case "--target-directory":
+				if !hasVal && i+1 < len(words) {
+					i++
+					val = words[i].s
+				}
+				targets = append(targets, val)
+			case "--output":
+				if tool == "sort" {
+					if !hasVal && i+1 < len(words) {
+						i++
+						val = words[i].s
+					}
+					targets = append(targets, val)
+				}
+			case "--reference":
+				ref = true
+			}
+			continue
+		}
+		if opts && len(s) > 1 && s[0] == '-' {
+			for k := 1; k < len(s); k++ {
+				if strings.IndexByte(spec.valueOpts, s[k]) < 0 {
+					continue
+				}
+				val := s[k+1:]
+				if val == "" && i+1 < len(words) {
+					i++
+					val = words[i].s
+				}
+				if s[k] == 't' && tool != "touch" && tool != "sort" || s[k] == 'o' && tool == "sort" {
+					targets = append(targets, val)
+				}
+				break
+			}
+			continue
+		}
+		operands = append(operands, s)
+	}
+	switch spec.mode {
+	case "last":
+		if len(targets) == 0 && len(operands) > 0 {
+			last := operands[len(operands)-1]
+			if len(operands) == 1 && tool == "ln" {
+				last = path.Base(last) // ln TARGET makes ./basename
+			}
+			targets = append(targets, last)
+		}
+	case "all":
+		targets = append(targets, operands...)
+	case "skip1":
+		if !ref && !modeSeen && len(operands) > 0 {
+			operands = operands[1:]
+		}
+		targets = append(targets, operands...)
+	case "dd":
+		for _, o := range operands {
+			if v, ok := strings.CutPrefix(o, "of="); ok {
+				targets = append(targets, v)
+			}
+		}
+	}
+	for _, t := range targets {
+		if t == "" || t == "-" && tool == "tee" {
+			continue
+		}
+		n := len(a.notes)
+		a.checkPath(t, true, tool+" writes "+t)
+		// The program itself is allowed to write files, so the [policy.fs] write verdict (made
+		// for fs/write_text_file and redirects) does not apply; outside the roots, protected
+		// paths, deny_write globs and links still do.
+		kept := a.notes[:n]
+		for _, f := range a.notes[n:] {
+			if f.rule == "redirect: fs.write" || strings.HasPrefix(f.rule, "redirect: grant:") {
+				continue
+			}
+			f.rule = strings.Replace(f.rule, "redirect: ", tool+" target: ", 1)
+			f.construct = tool + " write target"
+			kept = append(kept, f)
+		}
+		a.notes = kept
+	}
 }

@@ -184,7 +184,7 @@ func TestAnalyzeConstructs(t *testing.T) {
 		{"x='a[$(id)]'; echo ${!x}", syntax.LangBash, []string{"indirect expansion"}},
 		{"read 'a[$(id)]'; printf -v 'b[x]' 1; read 'c[2]'", syntax.LangBash, []string{"arithmetic evaluation", "arithmetic evaluation"}},
 		{"declare -n r=PATH; r=/tmp", syntax.LangBash, []string{"nameref"}},
-		{"alias ls='rm -rf ~'", syntax.LangBash, []string{"alias"}},
+		{"alias ls='rm -rf ~'", syntax.LangBash, []string{"alias", "rm write target"}},
 		{"f() { :; }; f", syntax.LangBash, []string{"function definition"}},
 	}
 	for _, c := range cases {
