@@ -82,6 +82,21 @@ type PermissionResolved struct {
 	// By is who decided: "policy" (the sandbox policy or a grant), "user", "headless"
 	// (Options.Approve), or "cancel" (turn cancellation, agent exit or shutdown).
 	By string
+	// ToolCall is the tool call the request was about: the agent's session/request_permission
+	// toolCall, with title, kind and rawInput filled from earlier updates of the same tool call
+	// when the request left them out; for acpterm's own prompts the PermissionAsked's synthesised
+	// one. Zero when unknown.
+	ToolCall acp.ToolCallUpdate
+	// Rule is the deciding rule of the sandbox policy's decision (permissions.Decision.Rule),
+	// "" when the policy did not judge the request.
+	Rule string
+	// Reason is the policy decision's one-line reason (permissions.Decision.Reason), "" when the
+	// policy did not judge the request.
+	Reason string
+	// OptionKind is the ACP kind of the chosen option of an agent request ("allow_once",
+	// "allow_always", "reject_once", "reject_always"); "" when cancelled, for acpterm's own
+	// prompts, or when the agent's option had no kind.
+	OptionKind string
 }
 
 // FileDiff is a whole-file change: what fs/write_text_file replaces (OldText) with what (NewText).

@@ -1,10 +1,13 @@
 package acpclient
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coder/acp-go-sdk"
 
 	"github.com/acpterm/acpterm/config"
 )
@@ -206,6 +209,46 @@ func TestPolicyAnswersAgentPermission(t *testing.T) {
 			t.Errorf("agent saw %q (must be the allow_once option, never options[0])", got)
 		}
 	})
+}
+
+// A request the policy answers by itself is reported with what was decided: the tool call, the
+// deciding rule and reason, and the chosen option's kind (so `[permission] perm-1 → allow
+// (policy)` can say what it allowed).
+func TestPolicyResolvedNamesToolCallAndRule(t *testing.T) {
+	for _, c := range []struct {
+		name                        string
+		policy                      func(p *config.Policy)
+		outcome, kind, rule, reason string
+	}{
+		{"allow", func(p *config.Policy) { p.Commands.Allow = append(p.Commands.Allow, "rm -rf build") },
+			"allow", "allow_once", "allow: rm -rf build", "leaf 1 `rm -rf build`: matches allow rule \"rm -rf build\""},
+		{"deny", func(p *config.Policy) { p.Commands.Deny = append(p.Commands.Deny, "rm") },
+			"reject", "reject_once", "deny: rm", "leaf 1 `rm -rf build`: matches deny rule \"rm\""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := start(t, setup{policy: c.policy})
+			h.turn("perm")
+			var res []PermissionResolved
+			for _, e := range h.snapshot() {
+				if pr, ok := e.(PermissionResolved); ok {
+					res = append(res, pr)
+				}
+			}
+			if len(res) != 1 {
+				t.Fatalf("PermissionResolved = %+v", res)
+			}
+			r := res[0]
+			if r.ID != "perm-1" || r.By != "policy" || r.Outcome != c.outcome || r.OptionKind != c.kind ||
+				r.Rule != c.rule || r.Reason != c.reason {
+				t.Errorf("resolved = %+v, want outcome %q kind %q rule %q reason %q", r, c.outcome, c.kind, c.rule, c.reason)
+			}
+			tc := r.ToolCall
+			if tc.ToolCallId != "call-perm" || tc.Title == nil || *tc.Title != "rm -rf build" || tc.Kind == nil ||
+				*tc.Kind != acp.ToolKindExecute || fmt.Sprint(tc.RawInput) != "map[command:rm -rf build]" {
+				t.Errorf("tool call = %+v", tc)
+			}
+		})
+	}
 }
 
 func TestCancelAnswersPendingPermissionOnce(t *testing.T) {
@@ -490,8 +533,9 @@ func TestCancelDuringOwnCommandPrompt(t *testing.T) {
 	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
 	h.c.Cancel()
 	res := h.waitFor(&from, "PermissionResolved", func(e Event) bool { _, ok := e.(PermissionResolved); return ok }).(PermissionResolved)
-	if res != (PermissionResolved{ID: ask.ID, Outcome: "cancelled", By: "cancel"}) {
-		t.Errorf("resolved = %+v", res)
+	if res.ID != ask.ID || res.Outcome != "cancelled" || res.By != "cancel" || res.OptionKind != "" ||
+		res.ToolCall.Title == nil || *res.ToolCall.Title != *ask.ToolCall.Title || res.Rule != ask.Policy.Rule || res.Reason != ask.Policy.Reason {
+		t.Errorf("resolved = %+v (asked %+v, policy %+v)", res, ask, ask.Policy)
 	}
 	h.waitFor(&from, "TurnEnded", isTurnEnded)
 	want := `create error code=-32800 message=Request cancelled: command "touch c.txt" was not run because the turn was cancelled`

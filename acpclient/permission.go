@@ -16,7 +16,9 @@ type pendingReq struct {
 	id      string
 	kind    string // "agent", "command", "write", "read"
 	options []acp.PermissionOption
-	ch      chan reply // buffered 1; written exactly once, by whoever resolves
+	tool    acp.ToolCallUpdate    // PermissionAsked.ToolCall, repeated in PermissionResolved
+	policy  *permissions.Decision // PermissionAsked.Policy (rule and reason for PermissionResolved)
+	ch      chan reply            // buffered 1; written exactly once, by whoever resolves
 	done    bool
 }
 
@@ -33,7 +35,7 @@ func (c *Client) ask(ev PermissionAsked) *pendingReq {
 	defer c.mu.Unlock()
 	c.pendSeq++
 	ev.ID = fmt.Sprintf("perm-%d", c.pendSeq)
-	p := &pendingReq{id: ev.ID, kind: ev.Kind, options: ev.Options, ch: make(chan reply, 1)}
+	p := &pendingReq{id: ev.ID, kind: ev.Kind, options: ev.Options, tool: ev.ToolCall, policy: ev.Policy, ch: make(chan reply, 1)}
 	if c.dead || c.closing {
 		p.done = true
 		p.ch <- reply{cancelled: true}
@@ -73,7 +75,14 @@ func (c *Client) resolve(p *pendingReq, r reply, outcome, by string) bool {
 	p.done = true
 	delete(c.pend, p.id)
 	p.ch <- r
-	c.q.push(PermissionResolved{ID: p.id, Outcome: outcome, By: by})
+	ev := PermissionResolved{ID: p.id, Outcome: outcome, By: by, ToolCall: p.tool}
+	if p.policy != nil {
+		ev.Rule, ev.Reason = p.policy.Rule, p.policy.Reason
+	}
+	if p.kind == "agent" && !r.cancelled {
+		ev.OptionKind = string(optionKind(p.options, r.optionID))
+	}
+	c.q.push(ev)
 	return true
 }
 
@@ -236,12 +245,17 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 		c.pendSeq++
 		rid := fmt.Sprintf("perm-%d", c.pendSeq)
 		c.mu.Unlock()
+		ev := PermissionResolved{ID: rid, Outcome: "cancelled", By: by, ToolCall: resolvedToolCall(p.ToolCall, &ti)}
+		if d != nil {
+			ev.Rule, ev.Reason = d.Rule, d.Reason
+		}
 		if id == "" {
-			c.q.push(PermissionResolved{ID: rid, Outcome: "cancelled", By: by})
+			c.q.push(ev)
 			r, err := cancelled(by)
 			return r, err, true
 		}
-		c.q.push(PermissionResolved{ID: rid, Outcome: id, By: by})
+		ev.Outcome, ev.OptionKind = id, string(optionKind(p.Options, id))
+		c.q.push(ev)
 		r, err := selected(id, by)
 		return r, err, true
 	}
@@ -285,6 +299,26 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 		}
 	}
 	return selected(r.optionID, "user")
+}
+
+// resolvedToolCall is the request's tool call for PermissionResolved: the request's own fields,
+// with title, kind, rawInput and locations taken from what earlier updates said (ti) when the
+// request left them out.
+func resolvedToolCall(req acp.ToolCallUpdate, ti *toolInfo) acp.ToolCallUpdate {
+	tc := req
+	if tc.Title == nil && ti.title != "" {
+		tc.Title = acp.Ptr(ti.title)
+	}
+	if tc.Kind == nil && ti.kind != "" {
+		tc.Kind = acp.Ptr(ti.kind)
+	}
+	if tc.RawInput == nil {
+		tc.RawInput = ti.rawInput
+	}
+	if tc.Locations == nil {
+		tc.Locations = ti.locations
+	}
+	return tc
 }
 
 // decideToolCall runs the policy on a tool call the agent asks about. It returns nil when the
