@@ -36,6 +36,7 @@ type paneTerm interface {
 	Paste(s string) error
 	SendMouse(m uv.MouseEvent) error
 	Release() error
+	Kill() error
 	Screen() *terminals.Screen
 }
 

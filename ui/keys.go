@@ -20,6 +20,7 @@ type KeyMap struct {
 	Zoom, ScrollUp, ScrollDown       key.Binding
 	PaneScrollUp, PaneScrollDown     key.Binding
 	Pager, ClosePane, ToggleThoughts key.Binding
+	KillPane                         key.Binding
 	CycleMode, CycleModel, Grants    key.Binding
 	Help                             key.Binding
 
@@ -51,6 +52,7 @@ func DefaultKeyMap() KeyMap {
 		PaneScrollDown: b([]string{"shift+pgdown", "alt+pgdown", "alt+down"}, "shift+pgdn", "scroll pane forward"),
 		Pager:          b([]string{"ctrl+o"}, "ctrl+o", "open transcript in $PAGER"),
 		ClosePane:      b([]string{"ctrl+x"}, "ctrl+x", "close finished pane"),
+		KillPane:       b([]string{"alt+k"}, "alt+k", "kill selected pane's command"),
 		ToggleThoughts: b([]string{"alt+t"}, "alt+t", "show/hide thoughts"),
 		CycleMode:      b([]string{"alt+m"}, "alt+m", "switch mode"),
 		CycleModel:     b([]string{"alt+p"}, "alt+p", "switch model"),
@@ -73,7 +75,7 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 		"next_pane": &km.NextPane, "focus_pane": &km.FocusPane, "leave_pane": &km.LeavePane,
 		"zoom": &km.Zoom, "scroll_up": &km.ScrollUp, "scroll_down": &km.ScrollDown,
 		"pane_scroll_up": &km.PaneScrollUp, "pane_scroll_down": &km.PaneScrollDown,
-		"pager": &km.Pager, "close_pane": &km.ClosePane, "toggle_thoughts": &km.ToggleThoughts,
+		"pager": &km.Pager, "close_pane": &km.ClosePane, "kill_pane": &km.KillPane, "toggle_thoughts": &km.ToggleThoughts,
 		"cycle_mode": &km.CycleMode, "cycle_model": &km.CycleModel, "grants": &km.Grants,
 		"help": &km.Help, "focus_next": &km.NextPane,
 		"approve_once": &km.ApproveOnce, "approve_always": &km.ApproveAlways,
@@ -144,7 +146,7 @@ func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 func (km KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit},
-		{km.NextPane, km.FocusPane, km.LeavePane, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.Pager},
+		{km.NextPane, km.FocusPane, km.LeavePane, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
 		{km.ScrollUp, km.ScrollDown, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Grants, km.Help},
 		{km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways},
 	}

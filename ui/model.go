@@ -36,6 +36,11 @@ type (
 		id   string
 		err  error
 	}
+	// killDoneMsg reports a finished Terminal.Kill of the pane labelled label.
+	killDoneMsg struct {
+		label string
+		err   error
+	}
 	// pagerDoneMsg ends a $PAGER run; path is the temp file to remove.
 	pagerDoneMsg struct {
 		path string
@@ -96,6 +101,8 @@ type Model struct {
 	busy          bool     // a prompt turn is running (or was just sent)
 	queue         []string // prompts typed during a turn, sent in order when it ends
 	cancelPending bool
+	turn          int // counts TurnStarted events; panes remember the turn that started them
+	killing       int // terminals of the turn killed by a second cancel (shown while cancelling)
 	banners       []banner
 	answered      map[string]bool // permission requests answered, not yet resolved
 	lastTyped     time.Time       // last key handled by the editor
@@ -173,6 +180,7 @@ func (m *Model) enqueuePrompt(text string) tea.Cmd {
 	}
 	m.busy = true
 	m.cancelPending = false
+	m.killing = 0
 	agent := m.d.agent
 	return tea.Batch(func() tea.Msg { agent.Prompt(text); return nil }, m.armTick())
 }
@@ -187,10 +195,25 @@ func (m *Model) nextPrompt() tea.Cmd {
 	return m.enqueuePrompt(text)
 }
 
-// cancelTurn sends session/cancel for the running turn (from a Cmd).
+// cancelTurn sends session/cancel for the running turn (from a Cmd). Asked again while the
+// cancel is pending (the agent has not stopped), it kills every running client-owned terminal the
+// turn started, since an agent that ignores session/cancel would leave them running.
 func (m *Model) cancelTurn() tea.Cmd {
-	if !m.busy || m.cancelPending {
+	if !m.busy {
 		return nil
+	}
+	if m.cancelPending {
+		var cmds []tea.Cmd
+		for _, p := range m.panes {
+			if p.term != nil && p.exit == nil && p.turn == m.turn {
+				cmds = append(cmds, killCmd(p))
+			}
+		}
+		if len(cmds) > 0 {
+			m.killing = len(cmds)
+			m.markDirty()
+		}
+		return tea.Batch(cmds...)
 	}
 	m.cancelPending = true
 	m.markDirty()
@@ -258,6 +281,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.grantList = msg.list
 		m.grantSel = min(m.grantSel, max(len(m.grantList)-1, 0))
 		m.markDirty()
+		return m, nil
+	case killDoneMsg:
+		if msg.err != nil {
+			m.addBanner("error", "kill "+msg.label+": "+msg.err.Error())
+		}
 		return m, nil
 	case pagerDoneMsg:
 		if msg.path != "" {

@@ -89,6 +89,7 @@ func (t *fakeTerm) SendMouse(m uv.MouseEvent) error {
 	return nil
 }
 func (t *fakeTerm) Release() error            { return nil }
+func (t *fakeTerm) Kill() error               { t.input = append(t.input, "kill"); return nil }
 func (t *fakeTerm) Screen() *terminals.Screen { return t.scr }
 
 type fakeTerms map[string]*fakeTerm
@@ -751,7 +752,7 @@ func TestWholeFrameGolden(t *testing.T) {
 		"• tool call call-t1  pending",
 		"  ┌ terminal · running",
 		"  │ a.go  b.go",
-		"╭─ $ cat t1 · /work · running · 0s ────────────────────────╮",
+		"╭─ $ cat t1 · /work · running · 0s · alt+k kills ──────────╮",
 		"│a.go  b.go                                                │",
 		"│                                                          │",
 		"│                                                          │",
@@ -860,4 +861,80 @@ func TestApprovalModalShowsWholeRequestAt80x24(t *testing.T) {
 	}
 	h.key("a")
 	wantCalls(t, h.agent.take(), `answer c1 option="" choice="allow_once"`)
+}
+
+// rowWith returns the first frame row containing s (trailing spaces trimmed), or "".
+func rowWith(scr, s string) string {
+	for _, r := range rowsOf(scr) {
+		if strings.Contains(r, s) {
+			return r
+		}
+	}
+	return ""
+}
+
+func TestKillPaneKey(t *testing.T) {
+	h := newHarness(t, nil)
+	ft := startPane(h, "term-1")
+	scr := h.screenText()
+	if r := rowWith(scr, "$ cat term-1"); !strings.Contains(r, "╭─ $ cat term-1 · /work · running · 0s · alt+k kills ") {
+		t.Fatalf("pane title lacks the kill hint: %q\n%s", r, scr)
+	}
+	h.key("alt+k")
+	if strings.Join(ft.input, ",") != "kill" {
+		t.Fatalf("terminal input = %q, want a kill", ft.input)
+	}
+	if scr := h.screenText(); rowWith(scr, "killing cat term-1") == "" {
+		t.Fatalf("no killing banner:\n%s", scr)
+	}
+	h.ev(acpclient.TerminalExited{ID: "term-1", Status: terminals.ExitStatus{Signal: "SIGTERM"}})
+	ft.input = nil
+	h.key("alt+k") // finished: nothing to kill
+	if len(ft.input) != 0 {
+		t.Fatalf("killed a finished pane: %q", ft.input)
+	}
+	if scr := h.screenText(); rowWith(scr, "pane cat term-1 has already finished (SIGTERM)") == "" || strings.Contains(scr, "alt+k kills") {
+		t.Fatalf("finished pane: want the banner and no hint:\n%s", scr)
+	}
+	help := newHarness(t, nil)
+	help.key("?")
+	if scr := help.screenText(); !strings.Contains(scr, "alt+k") || !strings.Contains(scr, "kill selected pane's command") {
+		t.Fatalf("help lacks the kill key:\n%s", scr)
+	}
+	re := newHarness(t, map[string][]string{"kill_pane": {"ctrl+y"}})
+	ft2 := startPane(re, "term-2")
+	re.key("alt+k")
+	re.key("ctrl+y")
+	if strings.Join(ft2.input, ",") != "kill" { // alt+k went to the editor
+		t.Fatalf("rebound kill: input %q", ft2.input)
+	}
+}
+
+func TestSecondEscKillsTurnTerminals(t *testing.T) {
+	h := newHarness(t, nil)
+	old := startPane(h, "term-0") // started before the turn: left alone
+	h.typeText("go")
+	h.key("enter")
+	h.ev(acpclient.TurnStarted{Prompt: "go"})
+	yes := startPane(h, "term-1")
+	done := startPane(h, "term-2")
+	h.ev(acpclient.TerminalExited{ID: "term-2", Status: terminals.ExitStatus{Code: new(int)}})
+	h.agent.take()
+	h.key("esc")
+	wantCalls(t, h.agent.take(), "cancel")
+	if r := rowWith(h.screenText(), "cancelling…"); !strings.HasPrefix(r, "─ cancelling… · esc again kills 1 terminal ─") {
+		t.Fatalf("separator = %q", r)
+	}
+	h.key("esc") // the agent ignored session/cancel
+	wantCalls(t, h.agent.take())
+	if strings.Join(yes.input, ",") != "kill" || len(old.input) != 0 || len(done.input) != 0 {
+		t.Fatalf("kills: turn pane %q, older pane %q, finished pane %q", yes.input, old.input, done.input)
+	}
+	if r := rowWith(h.screenText(), "cancelling…"); !strings.HasPrefix(r, "─ cancelling… · killing 1 terminal ─") {
+		t.Fatalf("separator = %q", r)
+	}
+	h.ev(acpclient.TurnEnded{StopReason: "cancelled"})
+	if r := rowWith(h.screenText(), "cancelling"); r != "" {
+		t.Fatalf("still cancelling after the turn ended: %q", r)
+	}
 }

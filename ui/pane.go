@@ -20,6 +20,7 @@ type pane struct {
 	cwd        string
 	toolCallID string
 	agentOwned bool // read-only: fed by the agent over ACP; no input, no resize of a PTY
+	turn       int  // Model.turn when the terminal started
 
 	term   paneTerm          // nil for agent-owned terminals
 	screen *terminals.Screen // nil until known (agent-owned terminals whose screen is not registered yet)
@@ -104,7 +105,9 @@ func (p *pane) title(now time.Time, maxW int) string {
 // paneDrawOpts are the per-frame facts drawPane needs besides the pane itself.
 type paneDrawOpts struct {
 	focused, selected bool
+	only              bool // the pane is the selected one, and the only one (so not highlighted)
 	leaveKey          string // help text of the leave key, shown while focused
+	killKey           string // help text of the kill key, shown on a selected running pane
 	now               time.Time
 }
 
@@ -139,8 +142,16 @@ func drawPane(scr uv.Screen, st *Styles, p *pane, outer uv.Rectangle, o paneDraw
 	if focused {
 		prefix = "[typing · " + o.leaveKey + " leaves] "
 	}
+	suffix := ""
+	if !focused && o.killKey != "" && p.term != nil && p.exit == nil && (selected || o.only) {
+		suffix = " · " + o.killKey + " kills"
+	}
 	room := outer.Dx() - 6 - ansi.StringWidth(prefix)
-	title := " " + prefix + p.title(now, room) + " "
+	t := p.title(now, room)
+	if suffix != "" && ansi.StringWidth(t)+ansi.StringWidth(suffix) <= room {
+		t += suffix
+	}
+	title := " " + prefix + t + " "
 	drawLabel(scr, outer.Min.X+2, outer.Min.Y, outer.Dx()-4, titleStyle.Render(title))
 	in := interior(outer)
 	if p.screen == nil {

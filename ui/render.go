@@ -37,8 +37,8 @@ func (m *Model) render() (string, *tea.Cursor) {
 		p := m.panes[pr.index]
 		sel := pr.index == m.selected
 		pos, show := drawPane(c, m.st, p, pr.outer, paneDrawOpts{
-			focused: sel && m.focused, selected: sel && len(m.panes) > 1,
-			leaveKey: m.keys.LeavePane.Help().Key, now: now,
+			focused: sel && m.focused, selected: sel && len(m.panes) > 1, only: sel && len(m.panes) == 1,
+			leaveKey: m.keys.LeavePane.Help().Key, killKey: m.keys.KillPane.Help().Key, now: now,
 		})
 		if show {
 			cursor = tea.NewCursor(pos.X, pos.Y)
@@ -185,7 +185,13 @@ func (m *Model) separatorLine(width int) string {
 		var parts []string
 		if m.busy {
 			if m.cancelPending {
-				parts = append(parts, m.st.Warn.Render("cancelling…"))
+				c := "cancelling…"
+				if m.killing > 0 {
+					c += fmt.Sprintf(" · killing %d terminal%s", m.killing, plural(m.killing))
+				} else if n := m.turnTerminals(); n > 0 {
+					c += fmt.Sprintf(" · %s again kills %d terminal%s", m.keys.Cancel.Help().Key, n, plural(n))
+				}
+				parts = append(parts, m.st.Warn.Render(c))
 			} else {
 				parts = append(parts, m.st.Dim.Render("working · "+m.keys.Cancel.Help().Key+" cancels"))
 			}
@@ -210,6 +216,24 @@ func (m *Model) separatorLine(width int) string {
 		rule += m.st.PaneBorder.Render(strings.Repeat("─", rest))
 	}
 	return rule
+}
+
+// turnTerminals counts the running client-owned terminals started by the current turn.
+func (m *Model) turnTerminals() int {
+	n := 0
+	for _, p := range m.panes {
+		if p.term != nil && p.exit == nil && p.turn == m.turn {
+			n++
+		}
+	}
+	return n
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // statusLine is the bottom bar: agent, session, mode, model, policy source and enforcement,

@@ -19,10 +19,12 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 	switch e := ev.(type) {
 	case acpclient.TurnStarted:
 		m.busy = true
+		m.turn++
 		cmds = append(cmds, m.armTick())
 	case acpclient.TurnEnded:
 		m.busy = false
 		m.cancelPending = false
+		m.killing = 0
 		switch {
 		case e.Err != nil && e.StopReason != string(acp.StopReasonCancelled):
 			m.addBanner("error", "turn failed: "+e.Err.Error())

@@ -95,6 +95,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.ClosePane):
 		m.closeSelected()
 		return nil
+	case key.Matches(k, m.keys.KillPane):
+		return m.killSelected()
 	case key.Matches(k, m.keys.Pager):
 		return m.openPager()
 	case key.Matches(k, m.keys.ScrollUp):

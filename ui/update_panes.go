@@ -17,7 +17,7 @@ func (m *Model) addPane(e acpclient.TerminalStarted) {
 		return
 	}
 	p := &pane{id: e.ID, label: sanitizeLine(e.Label), cwd: sanitizeLine(e.Cwd), toolCallID: e.ToolCallID,
-		agentOwned: e.AgentOwned, started: m.now()}
+		agentOwned: e.AgentOwned, started: m.now(), turn: m.turn}
 	if !e.AgentOwned && m.d.terms != nil {
 		if t, ok := m.d.terms.Get(e.ID); ok {
 			p.term = t
@@ -143,6 +143,31 @@ func (m *Model) closeSelected() {
 	}
 	m.zoomed = m.zoomed && len(m.panes) > 0
 	m.applyLayout()
+}
+
+// killSelected kills the selected pane's command (Terminal.Kill, from a Cmd: it waits out the
+// SIGTERM grace). Only running client-owned panes can be killed; the pane stays open and shows
+// the exit status once the terminal reports it.
+func (m *Model) killSelected() tea.Cmd {
+	p := m.selectedPane()
+	switch {
+	case p == nil:
+		m.addBanner("info", "no pane to kill")
+	case p.term == nil:
+		m.addBanner("info", "pane "+p.label+" is run by the agent; acpterm cannot kill it")
+	case p.exit != nil:
+		m.addBanner("info", "pane "+p.label+" has already finished ("+p.state()+")")
+	default:
+		m.addBanner("info", "killing "+p.label)
+		return killCmd(p)
+	}
+	return nil
+}
+
+// killCmd kills p's terminal from a Cmd and reports the result as a killDoneMsg.
+func killCmd(p *pane) tea.Cmd {
+	t, label := p.term, p.label
+	return func() tea.Msg { return killDoneMsg{label: label, err: t.Kill()} }
 }
 
 // openPager writes the selected pane's transcript (or the conversation when no pane is selected)
