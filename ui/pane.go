@@ -105,7 +105,7 @@ func (p *pane) title(now time.Time, maxW int) string {
 // paneDrawOpts are the per-frame facts drawPane needs besides the pane itself.
 type paneDrawOpts struct {
 	focused, selected bool
-	only              bool // the pane is the selected one, and the only one (so not highlighted)
+	only              bool   // the pane is the selected one, and the only one (so not highlighted)
 	leaveKey          string // help text of the leave key, shown while focused
 	killKey           string // help text of the kill key, shown on a selected running pane
 	now               time.Time
