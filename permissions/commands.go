@@ -475,7 +475,7 @@ var launchTools = map[string]bool{
 	"git": true, "rg": true, "sed": true, "find": true, "tar": true, "man": true, "ssh": true, "scp": true,
 	"sftp": true, "zip": true, "rsync": true, "less": true, "more": true, "vim": true, "vi": true, "nvim": true,
 	"view": true, "ex": true, "sort": true, "diff": true, "sdiff": true, "diff3": true, "go": true,
-	"install": true,
+	"install": true, "date": true,
 }
 
 // goFlagReasons are go command flags (any subcommand, - or --, with or without test.) that run
@@ -696,6 +696,41 @@ func launchOption(argv []string) (launchReason, bool) {
 		for _, a := range args {
 			if strings.HasPrefix(a, "--compress-program") {
 				return hit("--compress-program", "runs a compression program")
+			}
+		}
+	case "date":
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "--" {
+				break
+			}
+			if a == "--date" || a == "--file" || a == "--reference" {
+				i++ // the value is the next word
+				continue
+			}
+			if strings.HasPrefix(a, "--") {
+				// getopt accepts any unambiguous prefix: --s, --se, --set.
+				if name, _, _ := strings.Cut(a, "="); len(name) > 2 && strings.HasPrefix("--set", name) {
+					return hit("--set", "sets the system clock")
+				}
+				continue
+			}
+			if len(a) < 2 || a[0] != '-' {
+				continue
+			}
+			for k, r := range a[1:] {
+				if r == 's' {
+					return hit("-s", "sets the system clock")
+				}
+				if r == 'I' {
+					break // optional value attached
+				}
+				if r == 'd' || r == 'f' || r == 'r' {
+					if k == len(a)-2 {
+						i++ // the value is the next word
+					}
+					break // or the rest of this word
+				}
 			}
 		}
 	case "install":

@@ -344,6 +344,38 @@ func TestWriterOptions(t *testing.T) {
 	}
 }
 
+// TestBuiltinDateReadOnly: date is in the built-in allow set as a read-only command; setting
+// the clock (-s, --set and its getopt abbreviations, inside a cluster) is at least ask.
+func TestBuiltinDateReadOnly(t *testing.T) {
+	root := cmdRealTemp(t)
+	e, err := NewEngine(config.Default(root), EngineOptions{Cwd: root, Getenv: func(k string) string {
+		return map[string]string{"HOME": t.TempDir(), "PATH": os.Getenv("PATH")}[k]
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		argv   []string
+		want   Verdict
+		reason string
+	}{
+		{[]string{"date", "-s", "2020-01-01"}, Ask, "date -s sets the system clock"},
+		{[]string{"date", "--set=2020-01-01"}, Ask, "date --set sets the system clock"},
+		{[]string{"date", "--se", "2020-01-01"}, Ask, "date --set sets the system clock"},
+		{[]string{"date", "-us2020-01-01"}, Ask, "date -s sets the system clock"},
+		{[]string{"date", "-d", "-s", "+%s"}, Allow, "matches allow rule \"date\""},
+		{[]string{"date", "-u", "+%Y-%m-%d", "--date=yesterday"}, Allow, "matches allow rule \"date\""},
+		{[]string{"date", "-Iseconds"}, Allow, "matches allow rule \"date\""},
+		{[]string{"date", "-ds"}, Allow, "matches allow rule \"date\""},
+	}
+	for _, c := range cases {
+		d := e.DecideCommand(CommandRequest{Command: c.argv[0], Args: c.argv[1:]})
+		if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
+			t.Errorf("%q: %s (%s), want %s with reason containing %q", c.argv, d.Verdict, d.Reason, c.want, c.reason)
+		}
+	}
+}
+
 // TestCorpusSafeControls: ordinary read-only lines must stay allowed.
 func TestCorpusSafeControls(t *testing.T) {
 	f := newCorpusFixture(t)
