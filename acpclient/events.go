@@ -20,8 +20,8 @@ import (
 
 // Event is one thing that happened in the client, delivered in order on Client.Events().
 // It is one of: SessionStarted, TurnStarted, SessionUpdated, PermissionAsked,
-// PermissionResolved, FileWritten, TerminalStarted, TerminalExited, CancelRequested, TurnEnded,
-// AgentExited, Notice. Events are values; the receiver may keep them.
+// PermissionResolved, FileWritten, TerminalStarted, TerminalRetitled, TerminalExited,
+// CancelRequested, TurnEnded, AgentExited, Notice. Events are values; the receiver may keep them.
 type Event interface{ isEvent() }
 
 // SessionStarted is emitted once, after session/new (or load/resume) succeeded and before any
@@ -133,6 +133,16 @@ type TerminalStarted struct {
 	AgentOwned bool
 }
 
+// TerminalRetitled is emitted when the label of an agent-owned terminal changes after its
+// TerminalStarted: a later tool_call / tool_call_update of the terminal's tool call gave a
+// command (rawInput.command) or a new title (claude-agent-acp 0.23.1 first titles the call
+// "Terminal"). State.Apply stores Label in State.Terminals[ID].Label.
+type TerminalRetitled struct {
+	ID string
+	// Label is the new label: the tool call's command, else its title (never "").
+	Label string
+}
+
 // TerminalExited is emitted once when a terminal's process exited (client-owned: after its
 // output was drained; agent-owned: on `_meta.terminal_exit`).
 type TerminalExited struct {
@@ -180,6 +190,7 @@ func (PermissionAsked) isEvent()    {}
 func (PermissionResolved) isEvent() {}
 func (FileWritten) isEvent()        {}
 func (TerminalStarted) isEvent()    {}
+func (TerminalRetitled) isEvent()   {}
 func (TerminalExited) isEvent()     {}
 func (CancelRequested) isEvent()    {}
 func (TurnEnded) isEvent()          {}

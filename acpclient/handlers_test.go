@@ -191,6 +191,38 @@ func TestAgentOwnedTerminal(t *testing.T) {
 	}
 }
 
+// claude-agent-acp 0.23.1 announces its terminal on a tool call titled "Terminal" and names the
+// command only in later updates: the terminal's label follows (TerminalRetitled, State).
+func TestAgentTerminalLabelFollowsToolCall(t *testing.T) {
+	h := start(t, setup{})
+	h.turn("metaretitle")
+	var got []string
+	for _, e := range h.snapshot() {
+		switch e := e.(type) {
+		case TerminalStarted:
+			got = append(got, fmt.Sprintf("started %s tc=%s %q owned=%v", e.ID, e.ToolCallID, e.Label, e.AgentOwned))
+		case TerminalRetitled:
+			got = append(got, fmt.Sprintf("retitled %s %q", e.ID, e.Label))
+		case TerminalExited:
+			got = append(got, fmt.Sprintf("exited %s %s", e.ID, e.Status))
+		}
+	}
+	want := []string{
+		`started toolu_2 tc=toolu_2 "Terminal" owned=true`,
+		`retitled toolu_2 "List files"`,
+		`retitled toolu_2 "ls -la"`, // the command wins over the later title; repeats emit nothing
+		`exited toolu_2 exit 0`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("terminal events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ts := h.state.Terminals["toolu_2"]; ts == nil || ts.Label != "ls -la" || !ts.AgentOwned || ts.ToolCallID != "toolu_2" {
+		t.Errorf("terminal state = %+v", ts)
+	}
+}
+
 func TestPolicyAnswersAgentPermission(t *testing.T) {
 	t.Run("deny", func(t *testing.T) {
 		h := start(t, setup{policy: func(p *config.Policy) { p.Commands.Deny = append(p.Commands.Deny, "rm") }})

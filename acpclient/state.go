@@ -197,6 +197,10 @@ func (s *State) Apply(ev Event) {
 			ts.ToolCallID = e.ToolCallID
 			s.attachTerminal(s.tool(e.ToolCallID), e.ID)
 		}
+	case TerminalRetitled:
+		if ts := s.Terminals[e.ID]; ts != nil && e.Label != "" {
+			ts.Label = e.Label
+		}
 	case TerminalExited:
 		if s.Terminals == nil {
 			s.Terminals = map[string]*TerminalState{}

@@ -69,6 +69,7 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 			ti.content = tc.Content
 		}
 		after = c.agentTerminalMetaLocked(string(tc.ToolCallId), ti, tc.Meta)
+		after = append(after, c.retitleAgentTermsLocked(string(tc.ToolCallId), ti)...)
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
 		ti := c.toolLocked(string(tu.ToolCallId))
@@ -88,6 +89,9 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 			ti.content = tu.Content
 		}
 		after = c.agentTerminalMetaLocked(string(tu.ToolCallId), ti, tu.Meta)
+		if tu.Title != nil || tu.RawInput != nil {
+			after = append(after, c.retitleAgentTermsLocked(string(tu.ToolCallId), ti)...)
+		}
 	case u.AvailableCommandsUpdate != nil:
 		c.info.Commands = u.AvailableCommandsUpdate.AvailableCommands
 	case u.CurrentModeUpdate != nil:
@@ -121,6 +125,7 @@ type agentTerm struct {
 	id, toolCallID string
 	screen         *terminals.Screen
 	tr             *terminals.Transcript
+	label          string // as last announced (TerminalStarted or TerminalRetitled)
 	exited         bool
 	lastCR         bool // previous chunk ended in '\r' (for LF → CRLF)
 }
@@ -140,9 +145,9 @@ func (c *Client) agentTerminalMetaLocked(toolCallID string, ti *toolInfo, meta m
 			return nil
 		}
 		limit := c.cfg.Policy.OutputByteLimit
-		at := &agentTerm{id: id, toolCallID: toolCallID, screen: terminals.NewScreen(c.o.ScreenSize), tr: terminals.NewTranscript(limit)}
+		at := &agentTerm{id: id, toolCallID: toolCallID, label: toolLabel(ti), screen: terminals.NewScreen(c.o.ScreenSize), tr: terminals.NewTranscript(limit)}
 		c.agentTerms[id] = at
-		evs = append(evs, TerminalStarted{ID: id, ToolCallID: toolCallID, Label: toolLabel(ti), AgentOwned: true})
+		evs = append(evs, TerminalStarted{ID: id, ToolCallID: toolCallID, Label: at.label, AgentOwned: true})
 		return at
 	}
 	if m, ok := meta["terminal_info"].(map[string]any); ok {
@@ -176,6 +181,28 @@ func (c *Client) agentTerminalMetaLocked(toolCallID string, ti *toolInfo, meta m
 				}
 				evs = append(evs, TerminalExited{ID: id, Status: st})
 			}
+		}
+	}
+	return evs
+}
+
+// retitleAgentTermsLocked makes the labels of the agent-owned terminals of a tool call follow
+// it: claude-agent-acp 0.23.1 announces the terminal on a tool_call titled "Terminal" and sends
+// the real title and rawInput.command in later tool_call_updates. A terminal whose label
+// (toolLabel: the command, else the title) changed to a non-empty one gets a TerminalRetitled.
+func (c *Client) retitleAgentTermsLocked(toolCallID string, ti *toolInfo) []Event {
+	if len(c.agentTerms) == 0 || toolCallID == "" {
+		return nil
+	}
+	label := toolLabel(ti)
+	if label == "" {
+		return nil
+	}
+	var evs []Event
+	for _, at := range c.agentTerms {
+		if at.toolCallID == toolCallID && at.label != label {
+			at.label = label
+			evs = append(evs, TerminalRetitled{ID: at.id, Label: label})
 		}
 	}
 	return evs

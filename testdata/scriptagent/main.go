@@ -480,6 +480,21 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			Status: acp.Ptr(acp.ToolCallStatusCompleted),
 			Meta:   map[string]any{"terminal_exit": map[string]any{"terminal_id": "toolu_1", "exit_code": 2, "signal": nil}}}})
 		a.say("meta done")
+	case "metaretitle": // claude-agent-acp 0.23.1: terminal announced on a "Terminal" tool call, command in a later update
+		a.update(acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: "toolu_2", Title: "Terminal",
+			Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending, RawInput: map[string]any{},
+			Meta: map[string]any{"terminal_info": map[string]any{"terminal_id": "toolu_2"}}}})
+		a.update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: "toolu_2",
+			Title: acp.Ptr("List files")}})
+		a.update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: "toolu_2",
+			Title: acp.Ptr("`ls -la`"), RawInput: map[string]any{"command": "ls -la", "description": "List files"}}})
+		a.update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: "toolu_2",
+			Status: acp.Ptr(acp.ToolCallStatusInProgress)}})
+		a.update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: "toolu_2",
+			Title: acp.Ptr("`ls -la`"), Status: acp.Ptr(acp.ToolCallStatusCompleted),
+			Meta: map[string]any{"terminal_output": map[string]any{"terminal_id": "toolu_2", "data": "total 0\n"},
+				"terminal_exit": map[string]any{"terminal_id": "toolu_2", "exit_code": 0, "signal": nil}}}})
+		a.say("retitle done")
 	case "open": // a tool call left open (codex-acp's long commands)
 		a.update(acp.StartToolCall("call-open", "sleep 5", acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
 		a.say("left open")
