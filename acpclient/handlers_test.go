@@ -223,6 +223,42 @@ func TestAgentTerminalLabelFollowsToolCall(t *testing.T) {
 	}
 }
 
+// codex-acp loses the first `_meta.terminal_output` chunk: a terminal that got no data at all is
+// filled from the completed tool call's rawOutput, and its exit code taken from it when no
+// terminal_exit came; a terminal that got data is not repeated.
+func TestAgentTerminalFilledFromRawOutput(t *testing.T) {
+	h := start(t, setup{})
+	h.turn("metaraw")
+	exits := map[string][]string{}
+	for _, e := range h.snapshot() {
+		if e, ok := e.(TerminalExited); ok {
+			exits[e.ID] = append(exits[e.ID], e.Status.String())
+		}
+	}
+	for _, c := range []struct{ id, screen, transcript, exit string }{
+		{"call_agg", "one\ntwo", "one\ntwo\n", "exit 3"},
+		{"call_std", "out\nerr", "out\nerr\n", "exit 1"},
+		{"call_live", "live", "live\n", "exit 0"},
+	} {
+		scr, ok := h.c.Screen(c.id)
+		if !ok || strings.TrimRight(scr.Text(), "\n") != c.screen {
+			t.Errorf("%s: screen ok=%v text=%q, want %q", c.id, ok, scr.Text(), c.screen)
+		}
+		text, trunc, ok := h.c.AgentTerminalOutput(c.id)
+		if !ok || text != c.transcript || trunc {
+			t.Errorf("%s: transcript %q %v %v, want %q", c.id, text, trunc, ok, c.transcript)
+		}
+		if got := strings.Join(exits[c.id], ","); got != c.exit {
+			t.Errorf("%s: exits %q, want %q", c.id, got, c.exit)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ts := h.state.Terminals["call_agg"]; ts == nil || ts.Exit == nil || ts.Exit.String() != "exit 3" || ts.Label != "printf 'one\\ntwo\\n'; exit 3" {
+		t.Errorf("terminal state = %+v", ts)
+	}
+}
+
 func TestPolicyAnswersAgentPermission(t *testing.T) {
 	t.Run("deny", func(t *testing.T) {
 		h := start(t, setup{policy: func(p *config.Policy) { p.Commands.Deny = append(p.Commands.Deny, "rm") }})

@@ -70,6 +70,7 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 		}
 		after = c.agentTerminalMetaLocked(string(tc.ToolCallId), ti, tc.Meta)
 		after = append(after, c.retitleAgentTermsLocked(string(tc.ToolCallId), ti)...)
+		after = append(after, c.rawOutputFallbackLocked(string(tc.ToolCallId), tc.Status, tc.RawOutput)...)
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
 		ti := c.toolLocked(string(tu.ToolCallId))
@@ -91,6 +92,9 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 		after = c.agentTerminalMetaLocked(string(tu.ToolCallId), ti, tu.Meta)
 		if tu.Title != nil || tu.RawInput != nil {
 			after = append(after, c.retitleAgentTermsLocked(string(tu.ToolCallId), ti)...)
+		}
+		if tu.Status != nil {
+			after = append(after, c.rawOutputFallbackLocked(string(tu.ToolCallId), *tu.Status, tu.RawOutput)...)
 		}
 	case u.AvailableCommandsUpdate != nil:
 		c.info.Commands = u.AvailableCommandsUpdate.AvailableCommands
@@ -126,6 +130,8 @@ type agentTerm struct {
 	screen         *terminals.Screen
 	tr             *terminals.Transcript
 	label          string // as last announced (TerminalStarted or TerminalRetitled)
+	gotData        bool   // some `_meta.terminal_output` data arrived
+	fromRaw        bool   // the output was taken from the completed tool call's rawOutput
 	exited         bool
 	lastCR         bool // previous chunk ended in '\r' (for LF → CRLF)
 }
@@ -159,7 +165,9 @@ func (c *Client) agentTerminalMetaLocked(toolCallID string, ti *toolInfo, meta m
 		id, _ := m["terminal_id"].(string)
 		data, _ := m["data"].(string)
 		if id != "" {
-			if at := ensure(id); at != nil && data != "" {
+			// Data after the output was taken from rawOutput would repeat it: dropped.
+			if at := ensure(id); at != nil && data != "" && !at.fromRaw {
+				at.gotData = true
 				b := at.crlf(data)
 				at.screen.Write(b)
 				_, _ = at.tr.Write([]byte(data))
@@ -203,6 +211,46 @@ func (c *Client) retitleAgentTermsLocked(toolCallID string, ti *toolInfo) []Even
 		if at.toolCallID == toolCallID && at.label != label {
 			at.label = label
 			evs = append(evs, TerminalRetitled{ID: at.id, Label: label})
+		}
+	}
+	return evs
+}
+
+// rawOutputFallbackLocked fills the agent-owned terminals of a tool call that just finished
+// (status completed or failed) and never received `_meta.terminal_output` data from its
+// rawOutput: codex-acp loses the first output chunk, so a short command's pane would stay empty
+// although rawOutput has the output. The text is rawOutput.aggregated_output, else stdout then
+// stderr (strings); the screen gets it with "\n" as "\r\n", the transcript as is. When no
+// `_meta.terminal_exit` came, rawOutput.exit_code (a number) is reported as TerminalExited.
+// Terminals that received data are left alone (no duplicated output).
+func (c *Client) rawOutputFallbackLocked(toolCallID string, status acp.ToolCallStatus, rawOutput any) []Event {
+	if status != acp.ToolCallStatusCompleted && status != acp.ToolCallStatusFailed {
+		return nil
+	}
+	m, ok := rawOutput.(map[string]any)
+	if !ok || len(c.agentTerms) == 0 || toolCallID == "" {
+		return nil
+	}
+	text, ok := m["aggregated_output"].(string)
+	if !ok {
+		stdout, _ := m["stdout"].(string)
+		stderr, _ := m["stderr"].(string)
+		text = stdout + stderr
+	}
+	var evs []Event
+	for _, at := range c.agentTerms {
+		if at.toolCallID != toolCallID {
+			continue
+		}
+		if !at.gotData && !at.fromRaw && text != "" {
+			at.fromRaw = true
+			at.screen.Write(at.crlf(text))
+			_, _ = at.tr.Write([]byte(text))
+		}
+		if f, ok := m["exit_code"].(float64); ok && !at.exited && f >= 0 && f == float64(int(f)) {
+			at.exited = true
+			code := int(f)
+			evs = append(evs, TerminalExited{ID: at.id, Status: terminals.ExitStatus{Code: &code}})
 		}
 	}
 	return evs

@@ -495,6 +495,31 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			Meta: map[string]any{"terminal_output": map[string]any{"terminal_id": "toolu_2", "data": "total 0\n"},
 				"terminal_exit": map[string]any{"terminal_id": "toolu_2", "exit_code": 0, "signal": nil}}}})
 		a.say("retitle done")
+	case "metaraw": // codex-acp: the first terminal_output chunk is lost; the completed update has rawOutput
+		start := func(id, cmd string) {
+			a.update(acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: acp.ToolCallId(id), Title: cmd,
+				Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusInProgress, RawInput: map[string]any{"command": []string{"/bin/bash", "-lc", cmd}},
+				Content: []acp.ToolCallContent{{Terminal: &acp.ToolCallContentTerminal{Type: "terminal", TerminalId: id}}},
+				Meta:    map[string]any{"terminal_info": map[string]any{"terminal_id": id}}}})
+		}
+		done := func(id string, status acp.ToolCallStatus, rawOut map[string]any, meta map[string]any) {
+			a.update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: acp.ToolCallId(id),
+				Status: acp.Ptr(status), RawOutput: rawOut, Meta: meta}})
+		}
+		// No output data, no terminal_exit: everything comes from rawOutput.aggregated_output.
+		start("call_agg", "printf 'one\\ntwo\\n'; exit 3")
+		done("call_agg", acp.ToolCallStatusFailed, map[string]any{"aggregated_output": "one\ntwo\n", "stdout": "one\n", "stderr": "two\n",
+			"exit_code": 3, "formatted_output": "one\ntwo\n"}, nil)
+		// No aggregated_output: stdout then stderr; terminal_exit came, so its status stays.
+		start("call_std", "echo out; echo err >&2")
+		done("call_std", acp.ToolCallStatusCompleted, map[string]any{"stdout": "out\n", "stderr": "err\n", "exit_code": 0},
+			map[string]any{"terminal_exit": map[string]any{"terminal_id": "call_std", "exit_code": 1, "signal": nil}})
+		// Data arrived: rawOutput is not repeated.
+		start("call_live", "echo live")
+		a.update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: "call_live",
+			Meta: map[string]any{"terminal_output": map[string]any{"terminal_id": "call_live", "data": "live\n"}}}})
+		done("call_live", acp.ToolCallStatusCompleted, map[string]any{"aggregated_output": "live\n", "exit_code": 0}, nil)
+		a.say("raw done")
 	case "open": // a tool call left open (codex-acp's long commands)
 		a.update(acp.StartToolCall("call-open", "sleep 5", acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
 		a.say("left open")
