@@ -266,9 +266,57 @@ func (l *AuditLog) Append(ev AuditEvent) error {
 	l.seq = ev.Seq
 	l.prev = lineHash(line)
 	l.size += int64(buf.Len())
-	if ev.Verdict != Allow || ev.Kind == "permission" {
+	sync := ev.Verdict != Allow || ev.Kind == "permission"
+	if sync {
 		if err := l.f.Sync(); err != nil {
 			return fmt.Errorf("audit log %s: fsync: %w", l.path, err)
+		}
+	}
+	return writeAuditHead(l.path, l.seq, l.prev, sync)
+}
+
+// AuditHeadPath names the head anchor of the audit log at path: a small JSON file
+// {"seq":N,"hash":"…"} holding the seq and SHA-256 (hex) of the log's last line. A hash chain
+// alone cannot show that its last line was edited or removed; VerifyAudit compares the chain's
+// end with the head.
+func AuditHeadPath(path string) string { return path + ".head" }
+
+// auditHead is the content of the head file.
+type auditHead struct {
+	Seq  uint64 `json:"seq"`
+	Hash string `json:"hash"`
+}
+
+// writeAuditHead replaces the head file of the log at path atomically (temp file in the same
+// directory, mode 0600, then rename), fsyncing file and directory when sync is set (the line
+// itself was fsynced). The caller holds the log's flock, so the fixed temp name is not shared.
+func writeAuditHead(path string, seq uint64, hash string, sync bool) error {
+	head := AuditHeadPath(path)
+	data, _ := json.Marshal(auditHead{Seq: seq, Hash: hash})
+	tmp := head + ".tmp"
+	_ = os.Remove(tmp) // a leftover (or planted) file or link is not written through
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit log head %s: %w", head, err)
+	}
+	_, err = f.Write(append(data, '\n'))
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, head)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("audit log head %s: %w", head, err)
+	}
+	if sync {
+		if d, err := os.Open(filepath.Dir(head)); err == nil {
+			_ = d.Sync()
+			d.Close()
 		}
 	}
 	return nil
@@ -400,19 +448,68 @@ func (e *Engine) Record(ev AuditEvent) error {
 // after a rotation, continues the last line of its predecessor (path.1 for path, path.N+1 for
 // path.N) with the next seq and that line's hash.
 // The error names the first bad line: when line N's prev does not match line N-1, line N-1 was
-// altered (or, if line N+1 does not match line N either, line N itself). Note: an edit to the
-// last line alone cannot be detected by the chain.
+// altered (or, if line N+1 does not match line N either, line N itself). The end of the chain
+// is checked against the head file (AuditHeadPath): a last line that was edited or removed, or
+// lines appended without it, is an error naming the seq; a log without a head file (written by
+// an older acpterm, or a rotated file) verifies, and VerifyAuditNote says so.
 func VerifyAudit(path string) (lines int, err error) {
+	lines, _, err = VerifyAuditNote(path)
+	return lines, err
+}
+
+// VerifyAuditNote is VerifyAudit that also returns a note for the user when the log verified
+// but could not be checked fully: "" normally, or a sentence saying the log has no head file,
+// so an edit to or removal of its last record cannot be detected.
+func VerifyAuditNote(path string) (lines int, note string, err error) {
+	lines, lastSeq, lastHash, err := verifyChain(path)
+	if err != nil {
+		return lines, "", err
+	}
+	raw, err := os.ReadFile(AuditHeadPath(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return lines, fmt.Sprintf("%s has no head file (%s), e.g. it was written by an older acpterm or rotated: an edit to or removal of its last record cannot be detected", path, filepath.Base(AuditHeadPath(path))), nil
+	}
+	if err != nil {
+		return lines, "", fmt.Errorf("audit verify: head file: %w", err)
+	}
+	var h auditHead
+	if err := json.Unmarshal(raw, &h); err != nil || h.Seq == 0 || len(h.Hash) != 64 {
+		return lines, "", fmt.Errorf("%s: head file %s is not a valid head record (want {\"seq\":N,\"hash\":\"<64 hex>\"})", path, AuditHeadPath(path))
+	}
+	short := func(x string) string {
+		if len(x) > 12 {
+			return x[:12]
+		}
+		return x
+	}
+	switch {
+	case h.Seq > lastSeq:
+		return lines, "", fmt.Errorf("%s: last record (seq %d) removed: the log ends at seq %d; head says seq %d hash %s", path, h.Seq, lastSeq, h.Seq, short(h.Hash))
+	case h.Seq < lastSeq:
+		return lines, "", fmt.Errorf("%s: records after seq %d were not written by acpterm's logger (the log ends at seq %d; head says seq %d hash %s)", path, h.Seq, lastSeq, h.Seq, short(h.Hash))
+	case h.Hash != lastHash:
+		return max(lines-1, 0), "", fmt.Errorf("%s: last record (seq %d) altered or removed; head says seq %d hash %s, the log's last line hashes to %s", path, h.Seq, h.Seq, short(h.Hash), short(lastHash))
+	}
+	return lines, "", nil
+}
+
+// verifyChain walks the hash chain of the log at path (see VerifyAudit) and returns the number
+// of lines and the seq and hash of the chain's last line (for an empty file: the last line of
+// its rotated predecessor, or 0 and "").
+func verifyChain(path string) (lines int, lastSeq uint64, lastHash string, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, fmt.Errorf("audit verify: %w", err)
+		return 0, 0, "", fmt.Errorf("audit verify: %w", err)
 	}
 	if len(data) == 0 {
-		return 0, nil
+		if s1, p1, n1, err := tailOf(predecessor(path)); err == nil && n1 > 0 {
+			return 0, s1, p1, nil
+		}
+		return 0, 0, "", nil
 	}
 	if data[len(data)-1] != '\n' {
 		n := bytes.Count(data, []byte{'\n'}) + 1
-		return n - 1, fmt.Errorf("%s: line %d is incomplete (no newline at the end of the file)", path, n)
+		return n - 1, 0, "", fmt.Errorf("%s: line %d is incomplete (no newline at the end of the file)", path, n)
 	}
 	var all [][]byte
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -421,7 +518,7 @@ func VerifyAudit(path string) (lines int, err error) {
 		all = append(all, sc.Bytes())
 	}
 	if err := sc.Err(); err != nil {
-		return 0, fmt.Errorf("audit verify %s: %w", path, err)
+		return 0, 0, "", fmt.Errorf("audit verify %s: %w", path, err)
 	}
 	type head struct {
 		V    int     `json:"v"`
@@ -431,11 +528,11 @@ func VerifyAudit(path string) (lines int, err error) {
 	heads := make([]head, len(all))
 	for i, line := range all {
 		if err := json.Unmarshal(line, &heads[i]); err != nil {
-			return i, fmt.Errorf("%s: line %d is not valid JSON: %v", path, i+1, err)
+			return i, 0, "", fmt.Errorf("%s: line %d is not valid JSON: %v", path, i+1, err)
 		}
 		h := heads[i]
 		if h.V != AuditVersion || h.Seq == nil || h.Prev == nil {
-			return i, fmt.Errorf("%s: line %d is not an audit event (v, seq and prev are required)", path, i+1)
+			return i, 0, "", fmt.Errorf("%s: line %d is not an audit event (v, seq and prev are required)", path, i+1)
 		}
 	}
 	// The first line starts the chain (seq 1, prev "") or continues the rotated predecessor.
@@ -446,15 +543,15 @@ func VerifyAudit(path string) (lines int, err error) {
 		pred := predecessor(path)
 		s1, p1, n1, err := tailOf(pred)
 		if err != nil || n1 == 0 {
-			return 0, fmt.Errorf("%s: line 1 continues a rotated log (seq %d) but %s is missing or unreadable, so the start cannot be checked", path, first, pred)
+			return 0, 0, "", fmt.Errorf("%s: line 1 continues a rotated log (seq %d) but %s is missing or unreadable, so the start cannot be checked", path, first, pred)
 		}
 		if p1 != *heads[0].Prev || s1+1 != first {
-			return 0, fmt.Errorf("%s: line 1 does not continue %s (its last line has seq %d and another hash)", path, pred, s1)
+			return 0, 0, "", fmt.Errorf("%s: line 1 does not continue %s (its last line has seq %d and another hash)", path, pred, s1)
 		}
 	case first == 1:
-		return 0, fmt.Errorf("%s: line 1 has a non-empty prev (the start of the chain was altered)", path)
+		return 0, 0, "", fmt.Errorf("%s: line 1 has a non-empty prev (the start of the chain was altered)", path)
 	default:
-		return 0, fmt.Errorf("%s: line 1 has seq %d but no prev (the start of the log was removed)", path, first)
+		return 0, 0, "", fmt.Errorf("%s: line 1 has seq %d but no prev (the start of the log was removed)", path, first)
 	}
 	linkOK := func(i int) bool { // line i's prev matches line i-1
 		return *heads[i].Prev == lineHash(all[i-1])
@@ -462,18 +559,18 @@ func VerifyAudit(path string) (lines int, err error) {
 	for i := 1; i < len(all); i++ {
 		want := first + uint64(i)
 		if *heads[i].Seq != want {
-			return i, fmt.Errorf("%s: line %d has seq %d, want %d (a line was removed, inserted or edited)", path, i+1, *heads[i].Seq, want)
+			return i, 0, "", fmt.Errorf("%s: line %d has seq %d, want %d (a line was removed, inserted or edited)", path, i+1, *heads[i].Seq, want)
 		}
 		if linkOK(i) {
 			continue
 		}
 		if i+1 < len(all) && !linkOK(i+1) {
-			return i, fmt.Errorf("%s: line %d was altered (its prev does not match line %d and line %d's prev does not match it)", path, i+1, i, i+2)
+			return i, 0, "", fmt.Errorf("%s: line %d was altered (its prev does not match line %d and line %d's prev does not match it)", path, i+1, i, i+2)
 		}
 		if i+1 == len(all) {
-			return i - 1, fmt.Errorf("%s: line %d or line %d was altered (line %d's prev does not match the hash of line %d)", path, i, i+1, i+1, i)
+			return i - 1, 0, "", fmt.Errorf("%s: line %d or line %d was altered (line %d's prev does not match the hash of line %d)", path, i, i+1, i+1, i)
 		}
-		return i - 1, fmt.Errorf("%s: line %d was altered (line %d's prev does not match its hash)", path, i, i+1)
+		return i - 1, 0, "", fmt.Errorf("%s: line %d was altered (line %d's prev does not match its hash)", path, i, i+1)
 	}
-	return len(all), nil
+	return len(all), *heads[len(all)-1].Seq, lineHash(all[len(all)-1]), nil
 }

@@ -323,3 +323,87 @@ func TestAuditAndGrantsRefuseFIFO(t *testing.T) {
 		t.Errorf("NewGrantStore(fifo) = %v", err)
 	}
 }
+
+// TestAuditHead: the head file anchors the end of the chain, so an edit to or the removal of
+// the last record (which the chain alone cannot see) is reported.
+func TestAuditHead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	writeEvents(t, path, 5)
+	orig, _ := os.ReadFile(path)
+	lines := readLines(t, path)
+	head := AuditHeadPath(path)
+	st, err := os.Stat(head)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("head file: %v %v", st, err)
+	}
+	h := lineHash(lines[4])
+	if raw, _ := os.ReadFile(head); string(raw) != `{"seq":5,"hash":"`+h+`"}`+"\n" {
+		t.Fatalf("head file = %q", raw)
+	}
+	if n, note, err := VerifyAuditNote(path); err != nil || n != 5 || note != "" {
+		t.Fatalf("intact: %d %q %v", n, note, err)
+	}
+	write := func(ls [][]byte) {
+		t.Helper()
+		if err := os.WriteFile(path, append(bytes.Join(ls, []byte("\n")), '\n'), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Edit the last line: the chain still links, the head does not match.
+	edited := bytes.Replace(lines[4], []byte(`"verdict":"allow"`), []byte(`"verdict":"deny"`), 1)
+	write(append(append([][]byte(nil), lines[:4]...), edited))
+	want := path + ": last record (seq 5) altered or removed; head says seq 5 hash " + h[:12] + ", the log's last line hashes to " + lineHash(edited)[:12]
+	if n, err := VerifyAudit(path); err == nil || err.Error() != want || n != 4 {
+		t.Errorf("edited last line: %d, %v\nwant 4, %s", n, err, want)
+	}
+	// Delete the last line.
+	write(lines[:4])
+	want = path + ": last record (seq 5) removed: the log ends at seq 4; head says seq 5 hash " + h[:12]
+	if n, err := VerifyAudit(path); err == nil || err.Error() != want || n != 4 {
+		t.Errorf("deleted last line: %d, %v\nwant 4, %s", n, err, want)
+	}
+	// Delete every line.
+	write(nil)
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want = path + ": last record (seq 5) removed: the log ends at seq 0; head says seq 5 hash " + h[:12]
+	if _, err := VerifyAudit(path); err == nil || err.Error() != want {
+		t.Errorf("emptied log: %v\nwant %s", err, want)
+	}
+	// Intact again; then appending through the logger keeps the head current.
+	if err := os.WriteFile(path, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := VerifyAudit(path); err != nil || n != 5 {
+		t.Errorf("restored: %d %v", n, err)
+	}
+	writeEvents(t, path, 1)
+	if n, err := VerifyAudit(path); err != nil || n != 6 {
+		t.Errorf("after append: %d %v", n, err)
+	}
+	// A line appended behind the logger's back (chain-correct) is caught too.
+	all := readLines(t, path)
+	forged := bytes.Replace(all[5], []byte(`"seq":6`), []byte(`"seq":7`), 1)
+	forged = bytes.Replace(forged, []byte(`"prev":"`+string(bytes.Split(bytes.Split(all[5], []byte(`"prev":"`))[1], []byte(`"`))[0])+`"`), []byte(`"prev":"`+lineHash(all[5])+`"`), 1)
+	write(append(all, forged))
+	if _, err := VerifyAudit(path); err == nil || !strings.Contains(err.Error(), "records after seq 6 were not written by acpterm's logger (the log ends at seq 7") {
+		t.Errorf("forged append: %v", err)
+	}
+	// An older log without a head file verifies, with a note.
+	write(all)
+	if err := os.Remove(head); err != nil {
+		t.Fatal(err)
+	}
+	n, note, err := VerifyAuditNote(path)
+	if err != nil || n != 6 || note != path+" has no head file (audit.jsonl.head), e.g. it was written by an older acpterm or rotated: an edit to or removal of its last record cannot be detected" {
+		t.Errorf("no head: %d %q %v", n, note, err)
+	}
+	// A garbled head file is an error naming it.
+	if err := os.WriteFile(head, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifyAudit(path); err == nil || err.Error() != path+`: head file `+head+` is not a valid head record (want {"seq":N,"hash":"<64 hex>"})` {
+		t.Errorf("garbled head: %v", err)
+	}
+}
