@@ -148,6 +148,18 @@ func (km KeyMap) fullHelp() [][]key.Binding {
 		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit},
 		{km.NextPane, km.FocusPane, km.LeavePane, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
 		{km.ScrollUp, km.ScrollDown, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Grants, km.Help},
-		{km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways},
+		append([]key.Binding{km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways}, modalHelp...),
 	}
 }
+
+// modalHelp lists the approval modal's fixed keys for the `?` screen: acpterm's own policy
+// prompts answer with a (as above)/s/S/d (Esc denies there), and the details scroll with PgUp/PgDn.
+var modalHelp = func() []key.Binding {
+	b := func(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
+	return []key.Binding{
+		b("s", "policy prompt: allow for session"),
+		b("S", "policy prompt: save as rule"),
+		b("d", "policy prompt: deny (also esc)"),
+		b("pgdn", "approval: scroll details"),
+	}
+}()

@@ -938,3 +938,28 @@ func TestSecondEscKillsTurnTerminals(t *testing.T) {
 		t.Fatalf("still cancelling after the turn ended: %q", r)
 	}
 }
+
+func TestOwnPromptFooterAndHelpListPolicyKeys(t *testing.T) {
+	h := newHarness(t, nil)
+	title := "make"
+	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", Policy: &permissions.Decision{Verdict: permissions.Ask, Reason: "no rule covers make"},
+		ToolCall: acp.ToolCallUpdate{Title: &title}})
+	scr := h.screenText()
+	if r := rowWith(scr, "enter choose"); !strings.Contains(r, "│ enter choose · ↑/↓ move · esc deny ") {
+		t.Fatalf("own prompt footer = %q", r)
+	}
+	if strings.Contains(scr, "reject") {
+		t.Fatalf("own prompt mentions reject:\n%s", scr)
+	}
+	h.key("esc")
+	wantCalls(t, h.agent.take(), `answer c1 option="" choice="deny"`)
+
+	h.key("?")
+	scr = h.screenText()
+	for _, w := range []string{"s    policy prompt: allow for session", "S    policy prompt: save as rule",
+		"d    policy prompt: deny (also esc)", "pgdn approval: scroll details", "a    approve once", "alt+k      kill selected pane's command"} {
+		if !strings.Contains(scr, w) {
+			t.Fatalf("help lacks %q:\n%s", w, scr)
+		}
+	}
+}

@@ -302,15 +302,62 @@ func (m *Model) helpOverlay(area uv.Rectangle) string {
 	groups := m.keys.fullHelp()
 	body := m.help.FullHelpView(groups)
 	if lipgloss.Width(body) > avail {
-		// Too narrow for the columns side by side: one group under the other.
-		parts := make([]string, 0, len(groups))
-		for _, g := range groups {
-			parts = append(parts, m.help.FullHelpView([][]key.Binding{g}))
+		// Too narrow for every group side by side: stack groups into as many columns as fit
+		// (in order, columns of about equal height), down to one group under the other.
+		rendered := make([]string, len(groups))
+		total := 0
+		for i, g := range groups {
+			rendered[i] = m.help.FullHelpView([][]key.Binding{g})
+			total += lipgloss.Height(rendered[i]) + 1
 		}
-		body = strings.Join(parts, "\n\n")
+		for n := len(groups) - 1; n >= 1; n-- {
+			cols := splitColumns(rendered, n)
+			parts := make([]string, 0, 2*len(cols))
+			for i, c := range cols {
+				if i > 0 {
+					parts = append(parts, "   ")
+				}
+				parts = append(parts, strings.Join(c, "\n\n"))
+			}
+			body = lipgloss.JoinHorizontal(lipgloss.Top, parts...)
+			if lipgloss.Width(body) <= avail {
+				break
+			}
+		}
 	}
 	title := m.st.ModalTitle.Render("Keys") + m.st.Dim.Render(" · any key closes")
 	return m.st.Modal.Render(title + "\n\n" + body)
+}
+
+// splitColumns splits blocks, in order, into at most n columns so that the tallest column is as
+// short as possible (blocks are few: a plain search over the cut points).
+func splitColumns(blocks []string, n int) [][]string {
+	hs := make([]int, len(blocks))
+	for i, b := range blocks {
+		hs[i] = lipgloss.Height(b) + 1
+	}
+	var best [][]string
+	bestH := -1
+	var rec func(start int, cols [][]string, tallest int)
+	rec = func(start int, cols [][]string, tallest int) {
+		if start == len(blocks) {
+			if bestH < 0 || tallest < bestH {
+				bestH = tallest
+				best = append([][]string(nil), cols...)
+			}
+			return
+		}
+		if len(cols) == n {
+			return
+		}
+		h := 0
+		for end := start + 1; end <= len(blocks); end++ {
+			h += hs[end-1]
+			rec(end, append(cols, blocks[start:end]), max(tallest, h))
+		}
+	}
+	rec(0, nil, 0)
+	return best
 }
 
 // grantsOverlay lists this session's "always" grants with the selected one highlighted.
