@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -73,4 +74,80 @@ func CheckKey(s string) error {
 		return fmt.Errorf("%q: unknown key %q", s, p)
 	}
 	return nil
+}
+
+// DefaultKeys are the built-in bindings of every [ui.keys] action (KeyActions; focus_next is an
+// alias of next_pane and has none of its own). The ui package's DefaultKeyMap binds exactly
+// these keys (a ui test keeps the two equal).
+var DefaultKeys = map[string][]string{
+	"quit": {"ctrl+q"}, "interrupt": {"ctrl+c"}, "cancel": {"esc"},
+	"send": {"enter"}, "newline": {"alt+enter", "shift+enter", "ctrl+j"}, "complete": {"tab"},
+	"history_prev": {"up", "ctrl+p"}, "history_next": {"down", "ctrl+n"},
+	"next_pane": {"ctrl+t"}, "focus_pane": {"ctrl+g"}, "leave_pane": {"ctrl+]"}, "zoom": {"ctrl+f"},
+	"scroll_up": {"pgup"}, "scroll_down": {"pgdown"},
+	"pane_scroll_up":   {"shift+pgup", "alt+pgup", "alt+up"},
+	"pane_scroll_down": {"shift+pgdown", "alt+pgdown", "alt+down"},
+	"pager":            {"ctrl+o"}, "close_pane": {"ctrl+x"}, "kill_pane": {"alt+k"},
+	"toggle_thoughts": {"alt+t"}, "cycle_mode": {"alt+m"}, "cycle_model": {"alt+p"}, "grants": {"alt+g"},
+	"help": {"?", "f1"}, "approve_once": {"a"}, "approve_always": {"A"}, "reject_once": {"r"},
+	"reject_always": {"R"},
+}
+
+// KeyClash finds a key bound to two actions once the overrides in keys (action → keys, as in
+// [ui.keys]) are applied over DefaultKeys: an action listed in keys loses its default keys, every
+// other action keeps them. It returns the overriding action whose key clashes, the key, and the
+// other action (in sorted action order, so the answer is stable); ok is false when every key
+// names one action. focus_next counts as next_pane.
+func KeyClash(keys map[string][]string) (action, key, other string, ok bool) {
+	canon := func(a string) string {
+		if a == "focus_next" {
+			return "next_pane"
+		}
+		return a
+	}
+	eff := map[string][]string{}
+	for a, ks := range DefaultKeys {
+		eff[a] = ks
+	}
+	overridden := map[string]string{} // canonical action → name used in keys
+	names := make([]string, 0, len(keys))
+	for a := range keys {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		eff[canon(a)] = keys[a]
+		overridden[canon(a)] = a
+	}
+	acts := make([]string, 0, len(eff))
+	for a := range eff {
+		acts = append(acts, a)
+	}
+	// Overridden actions first, so the clash is reported on the binding the user wrote.
+	sort.Slice(acts, func(i, j int) bool {
+		_, oi := overridden[acts[i]]
+		_, oj := overridden[acts[j]]
+		if oi != oj {
+			return oi
+		}
+		return acts[i] < acts[j]
+	})
+	owner := map[string]string{}
+	for _, a := range acts {
+		for _, k := range eff[a] {
+			if o, dup := owner[k]; dup && o != a {
+				name := a
+				if n, ok := overridden[a]; ok {
+					name = n
+				}
+				oname := o
+				if n, ok := overridden[o]; ok {
+					oname = n
+				}
+				return oname, k, name, true
+			}
+			owner[k] = a
+		}
+	}
+	return "", "", "", false
 }

@@ -682,6 +682,9 @@ func (l *loader) keys(cfg *Config, keys map[string][]string) error {
 		}
 		cfg.UI.Keys[a] = slices.Clone(keys[a])
 	}
+	if a, k, other, clash := KeyClash(cfg.UI.Keys); clash {
+		return l.errf(fmt.Sprintf("ui.keys.%s[%d]", a, slices.Index(cfg.UI.Keys[a], k)), "%q is already bound to %s by default (rebind %s too, or choose another key)", k, other, other)
+	}
 	return nil
 }
 

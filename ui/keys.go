@@ -83,8 +83,9 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 	}
 }
 
-// applyKeys overrides bindings from the `[ui] keys` table. An unknown action name or an empty
-// key list is an error naming it (config validation may already have caught it).
+// applyKeys overrides bindings from the `[ui] keys` table. An unknown action name, an empty key
+// list, or a key that ends up bound to two actions (an override clashing with another action's
+// default counts) is an error naming them (config.Load catches these first, with positions).
 func (km *KeyMap) applyKeys(keys map[string][]string) error {
 	acts := km.keyActions()
 	names := make([]string, 0, len(keys))
@@ -109,6 +110,20 @@ func (km *KeyMap) applyKeys(keys map[string][]string) error {
 		desc := b.Help().Desc
 		b.SetKeys(ks...)
 		b.SetHelp(ks[0], desc)
+	}
+	// A key may name one action only: with two, the first matched would win silently (config
+	// .Load reports the same clash with its file position; this guards other callers).
+	owner := map[string]string{}
+	for _, name := range knownActions(acts) {
+		if name == "focus_next" {
+			continue // alias of next_pane
+		}
+		for _, k := range acts[name].Keys() {
+			if o, dup := owner[k]; dup {
+				return fmt.Errorf("[ui] keys: %q is bound to both %s and %s", k, o, name)
+			}
+			owner[k] = name
+		}
 	}
 	return nil
 }
