@@ -342,6 +342,18 @@ func TestWriterOptions(t *testing.T) {
 			t.Errorf("%q: %s %q (%s), want %s with reason containing %q", c.script, d.Verdict, d.Rule, d.Reason, c.want, f.expand(c.reason))
 		}
 	}
+	// The same checks apply to argv requests (no shell) and through wrappers.
+	for _, argv := range [][]string{
+		{"cp", "x", ".git/hooks/pre-commit"},
+		{"env", "touch", ".git/hooks/x"},
+		{"timeout", "5", "chmod", "+x", ".git/hooks/x"},
+		{"find", ".", "-name", "x", "-exec", "cp", "{}", ".git/hooks/", ";"},
+	} {
+		d := f.e.DecideCommand(CommandRequest{Command: argv[0], Args: argv[1:]})
+		if d.Verdict != Deny || !strings.Contains(d.Reason, "protected path: git hooks (.git/hooks) run code on git commands") {
+			t.Errorf("%q: %s (%s), want deny naming the hooks", argv, d.Verdict, d.Reason)
+		}
+	}
 }
 
 // TestBuiltinDateReadOnly: date is in the built-in allow set as a read-only command; setting

@@ -1342,13 +1342,18 @@ func (a *analyzer) writeTargets(words []wv) {
 	}
 	var operands, targets []string
 	ref := false // chmod/chown --reference: no mode/owner operand
+	dynNoted := false
 	modeSeen := false
 	opts := true
 	for i := 1; i < len(words); i++ {
 		w := words[i]
 		if w.dyn {
-			a.note(Ask, "dynamic write target", fmt.Sprintf("%s gets an argument only known at run time, so the file it writes cannot be checked", tool))
-			return
+			if !dynNoted {
+				dynNoted = true
+				a.note(Ask, "dynamic write target", fmt.Sprintf("%s gets an argument only known at run time, so the file it writes cannot be checked", tool))
+			}
+			operands = append(operands, "") // unknown; the static words are still checked
+			continue
 		}
 		s := w.s
 		if opts && s == "--" {
