@@ -182,6 +182,9 @@ func corpusCases() []corpusCase {
 		corpusSh("E20", "FOO=1; echo \"$FOO\"", Allow, ""),
 		corpusSh("E21", "NO_COLOR=1 git status && LC_ALL=C grep -r x .", Allow, ""),
 		corpusSh("E22", "IFS= read -r l < README.md; echo \"$l\"", Allow, ""),
+		corpusSh("E24", "set -o allexport; FOO=1; git status", Ask, "script passes FOO to a child process"),
+		corpusSh("E25", "set -euo pipefail; FOO=1; echo \"$FOO\" && git status", Allow, ""),
+		corpusSh("E26", "FOO=1 command git status", Ask, "script passes FOO to a child process"),
 		corpusSh("E23", "local_x=1; readonly local_x; echo $local_x", Allow, ""),
 	}
 }
