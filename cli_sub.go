@@ -81,11 +81,14 @@ func runAudit(args []string, std stdio, getenv func(string) string) int {
 		}
 		return exitUsage
 	}
-	n, err := permissions.VerifyAudit(path)
+	n, note, err := permissions.VerifyAuditNote(path)
 	if err != nil {
 		fmt.Fprintf(std.err, "acpterm: audit verify: %v (%d events before it are intact)\n", err, n)
 		return exitFailure
 	}
 	fmt.Fprintf(std.out, "ok: %d events, hash chain intact: %s\n", n, path)
+	if note != "" {
+		fmt.Fprintf(std.out, "note: %s\n", note)
+	}
 	return exitOK
 }

@@ -152,6 +152,24 @@ func TestAuditVerify(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "line 1") || r.stdout != "" {
 		t.Fatalf("tampered: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
+	// The last record of the real log, edited: only the head file can tell; exit 1.
+	last := strings.SplitAfter(string(data), "\n")
+	last[n-1] = strings.Replace(last[n-1], `"seq"`, `"seq" `, 1)
+	if err := os.WriteFile(audit, []byte(strings.Join(last, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("audit", "verify"); r.code != 1 || !strings.Contains(r.stderr, "last record") {
+		t.Fatalf("last line edited: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// A copy without its head file verifies, with a note that its end cannot be checked.
+	copied := filepath.Join(e.root, "copied.jsonl")
+	if err := os.WriteFile(copied, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = e.run("audit", "verify", copied)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "ok: "+strconv.Itoa(n)+" events") || !strings.Contains(r.stdout, "\nnote: ") {
+		t.Fatalf("no head file: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
 	if r := e.run("audit", "verify", filepath.Join(e.root, "missing.jsonl")); r.code != 2 {
 		t.Fatalf("missing file: exit %d, stderr %q", r.code, r.stderr)
 	}
