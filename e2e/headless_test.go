@@ -73,7 +73,7 @@ func TestHeadlessPermissionAnsweredByApprove(t *testing.T) {
 			}
 			want := e.header() + "[prompt] perm\n" +
 				`[tool] delete "Delete the build cache (./build)" (pending)` + "\n" +
-				`[permission] delete "Delete the build cache (./build)" → ` + c.option + " (user: fs.write)\n" +
+				`[permission] delete "Delete the build cache (./build)" → ` + c.option + " (--approve " + c.approve + ": fs.write)\n" +
 				`[tool] delete "Delete the build cache (./build)" (` + c.status + ")\n" +
 				"permission outcome: selected " + c.option + "\n\n[stop] end_turn\n"
 			if r.stdout != want {

@@ -68,7 +68,7 @@ func TestHeadlessClaudeLegacyAskAllow(t *testing.T) {
 		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 	}
 	expectLines(t, h,
-		`^\[permission\] execute .*→ allow \(user`,
+		`^\[permission\] execute .*→ allow \(--approve allow`,
 		`^\[terminal \S+\] started: touch created-by-agent\.txt && echo hello-from-agent && ls$`,
 		`^\[terminal \S+\] exit 0$`,
 		`^  \| hello-from-agent$`,
@@ -179,7 +179,7 @@ func testHeadlessAgentOwned(t *testing.T, a agentOwned) {
 			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 		}
 		expectLines(t, h,
-			`^\[permission\] execute ".*touch created-by.*" → `+a.allowID+` \(user`,
+			`^\[permission\] execute ".*touch created-by.*" → `+a.allowID+` \(--approve allow`,
 			`^\[terminal \S+\] started \(agent-owned\): `,
 			`^\[terminal \S+\] exit 0$`,
 			`^\[stop\] end_turn$`,
@@ -204,7 +204,7 @@ func testHeadlessAgentOwned(t *testing.T, a agentOwned) {
 			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 		}
 		expectLines(t, h, `^\[permission\] .*→ `+a.allowID+` \(policy`, `^\[stop\] end_turn$`)
-		noLines(t, h, `\(user`)
+		noLines(t, h, `\(--approve`)
 		if _, err := os.Stat(filepath.Join(r.cwd, a.created)); err != nil {
 			t.Errorf("the policy-allowed command did not run: %v", err)
 		}
@@ -222,7 +222,7 @@ func testHeadlessAgentOwned(t *testing.T, a agentOwned) {
 			`^\[notice\] warn: refused .*matches deny rule "touch"$`,
 			`^\[stop\] `+a.denyStop+`$`,
 		)
-		noLines(t, h, `\(user`)
+		noLines(t, h, `\(--approve`)
 		if _, err := os.Stat(filepath.Join(r.cwd, a.created)); err == nil {
 			t.Errorf("the policy-denied command ran")
 		}
@@ -253,7 +253,7 @@ func TestHeadlessCodexWrite(t *testing.T) {
 	if h.Code != 0 {
 		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 	}
-	expectLines(t, h, `^\[permission\] edit ".*hello\.txt" → approved \(user: fs\.write\)$`, `^\[stop\] end_turn$`)
+	expectLines(t, h, `^\[permission\] edit ".*hello\.txt" → approved \(--approve allow: fs\.write\)$`, `^\[stop\] end_turn$`)
 	b, err := os.ReadFile(filepath.Join(r.cwd, "hello.txt"))
 	if want := "hello from the mock model\n"; err != nil || string(b) != want {
 		t.Errorf("hello.txt = %q (%v), want %q\n%s", b, err, want, h)

@@ -12,7 +12,7 @@ package ui
 //	[plan] [x] Say hello; [>] Run commands; [ ] Wrap up
 //	[mode] code   [commands] tour stream perm …
 //	[tool] execute "Print colours" (in_progress)      first sight and every status change
-//	[permission] delete "Delete the build cache" → reject-once (user)   tool kind, or command/write/read
+//	[permission] delete "Delete the build cache" → reject-once (--approve deny)   tool kind, or command/write/read
 //	[write] /tmp/x/demo.md (created, 93 bytes)
 //	[terminal t1] started: printf …                    then at exit:
 //	[terminal t1] exit 0                               followed by the output's last lines:
@@ -89,7 +89,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (int, error) {
 	if o.GracePeriod <= 0 {
 		o.GracePeriod = 5 * time.Second
 	}
-	h := &headless{o: o, w: o.Out, printed: map[string]string{}, named: map[string]bool{},
+	h := &headless{o: o, w: o.Out, printed: map[string]string{}, named: map[string]bool{}, deferred: map[string][]acpclient.TerminalExited{},
 		asked: map[string]acpclient.PermissionAsked{}}
 	return h.run(ctx)
 }
@@ -102,9 +102,10 @@ type headless struct {
 	stream  string // "agent" or "thought": the kind of the partial line being streamed
 	partial bool   // a streamed line is open (no trailing newline yet)
 
-	printed map[string]string // tool call id → last printed status
-	named   map[string]bool   // tool calls a policy-answered [permission] line has named
-	asked   map[string]acpclient.PermissionAsked
+	printed  map[string]string                     // tool call id → last printed status
+	deferred map[string][]acpclient.TerminalExited // tool call id → exits held until its next status line
+	named    map[string]bool                       // tool calls a policy-answered [permission] line has named
+	asked    map[string]acpclient.PermissionAsked
 
 	sent    int   // prompts sent
 	running bool  // a turn is running
@@ -167,6 +168,7 @@ func (h *headless) fail(err error) {
 }
 
 func (h *headless) finish() (int, error) {
+	h.flushExits()
 	h.endStream()
 	if h.failure != nil {
 		return 1, h.failure
@@ -209,6 +211,11 @@ func (h *headless) handle(ev acpclient.Event) {
 		a, ok := h.asked[e.ID]
 		delete(h.asked, e.ID)
 		detail := e.By
+		if ok && e.By == "user" {
+			// This renderer answered (acpclient runs interactive and reports "user"), per the
+			// --approve flag: no person was asked.
+			detail = "--approve " + h.approveWord()
+		}
 		if ok && a.Policy != nil && a.Policy.Rule != "" {
 			detail += ": " + sanitizeLine(a.Policy.Rule)
 		}
@@ -236,17 +243,18 @@ func (h *headless) handle(ev acpclient.Event) {
 		}
 		h.line("[terminal %s] started%s: %s", sanitizeLine(e.ID), owner, sanitizeLine(e.Label))
 	case acpclient.TerminalExited:
-		h.line("[terminal %s] %s", sanitizeLine(e.ID), e.Status.String())
-		if h.o.TerminalText != nil {
-			if text, ok := h.o.TerminalText(e.ID); ok {
-				for _, l := range headlessTail(sanitize(text), h.o.TailLines) {
-					h.line("  | %s", l)
-				}
-			}
+		if tc := h.toolOf(e.ID); tc != "" && h.printed[tc] == string(acp.ToolCallStatusPending) {
+			// A fast command can exit before the agent reports its tool call in progress: the
+			// exit is printed with the call's next status line, so the transcript reads in the
+			// order things happened (started → in progress → exit → completed).
+			h.deferred[tc] = append(h.deferred[tc], e)
+			break
 		}
+		h.printExit(e)
 	case acpclient.CancelRequested:
 		h.line("[cancel]")
 	case acpclient.TurnEnded:
+		h.flushExits()
 		h.running = false
 		switch {
 		case e.Err != nil && e.StopReason == string(acp.StopReasonCancelled):
@@ -271,6 +279,54 @@ func (h *headless) handle(ev acpclient.Event) {
 		h.line("[notice] %s: %s", e.Level, sanitizeLine(e.Text))
 	}
 	h.toolChanges()
+}
+
+// approveWord is the --approve value in effect ("deny" when unset).
+func (h *headless) approveWord() string {
+	if h.o.Approve == "allow" {
+		return "allow"
+	}
+	return "deny"
+}
+
+// toolOf returns the tool call a terminal belongs to ("" when none is known yet).
+func (h *headless) toolOf(termID string) string {
+	for _, t := range h.state.ToolCalls {
+		for _, id := range t.Terminals {
+			if id == termID {
+				return t.ID
+			}
+		}
+	}
+	return ""
+}
+
+// printExit prints a terminal's exit line and its output's last lines.
+func (h *headless) printExit(e acpclient.TerminalExited) {
+	h.line("[terminal %s] %s", sanitizeLine(e.ID), e.Status.String())
+	if h.o.TerminalText != nil {
+		if text, ok := h.o.TerminalText(e.ID); ok {
+			for _, l := range headlessTail(sanitize(text), h.o.TailLines) {
+				h.line("  | %s", l)
+			}
+		}
+	}
+}
+
+// flushExits prints every deferred terminal exit, in the order they happened.
+func (h *headless) flushExits() {
+	for _, t := range h.state.ToolCalls {
+		for _, e := range h.deferred[t.ID] {
+			h.printExit(e)
+		}
+		delete(h.deferred, t.ID)
+	}
+	for id, es := range h.deferred { // calls no longer in the state
+		for _, e := range es {
+			h.printExit(e)
+		}
+		delete(h.deferred, id)
+	}
 }
 
 // update prints one session/update.
@@ -372,7 +428,19 @@ func (h *headless) toolChanges() {
 		if kind == "" {
 			kind = string(acp.ToolKindOther)
 		}
+		exits := h.deferred[t.ID]
+		delete(h.deferred, t.ID)
+		if st != string(acp.ToolCallStatusInProgress) {
+			// Finished (or back to pending): its terminals' exits come first.
+			for _, e := range exits {
+				h.printExit(e)
+			}
+			exits = nil
+		}
 		h.line("[tool] %s %q (%s)", sanitizeLine(kind), sanitizeLine(t.Title), st)
+		for _, e := range exits {
+			h.printExit(e)
+		}
 	}
 }
 

@@ -333,3 +333,55 @@ func TestHeadlessPolicyAnswerNamesTheNewestOpenToolCall(t *testing.T) {
 		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
 	}
 }
+
+func TestHeadlessApproveLabelAndFastExitOrder(t *testing.T) {
+	write := acp.ToolKindEdit
+	perm := acpclient.PermissionAsked{ID: "p1", Kind: "write", ToolCall: acp.ToolCallUpdate{ToolCallId: "call-w", Title: acp.Ptr("Write notes.md"), Kind: &write},
+		Policy: &permissions.Decision{Verdict: permissions.Ask, Rule: "fs.write"}}
+	c := newScriptClient(nil, map[string][]acpclient.Event{
+		"go": {
+			acpclient.SessionUpdated{Update: acp.StartToolCall("call-1", "Run true", acp.WithStartKind(acp.ToolKindExecute))},
+			acpclient.TerminalStarted{ID: "term-1", ToolCallID: "call-1", Label: "true"},
+			// The command is done before the agent reports the call in progress.
+			acpclient.TerminalExited{ID: "term-1", Status: terminals.ExitStatus{Code: acp.Ptr(0)}},
+			acpclient.SessionUpdated{Update: acp.UpdateToolCall("call-1", acp.WithUpdateStatus(acp.ToolCallStatusInProgress))},
+			acpclient.SessionUpdated{Update: acp.UpdateToolCall("call-1", acp.WithUpdateStatus(acp.ToolCallStatusCompleted))},
+			// A second fast command whose call goes straight to completed.
+			acpclient.SessionUpdated{Update: acp.StartToolCall("call-2", "Run false", acp.WithStartKind(acp.ToolKindExecute))},
+			acpclient.TerminalStarted{ID: "term-2", ToolCallID: "call-2", Label: "false"},
+			acpclient.TerminalExited{ID: "term-2", Status: terminals.ExitStatus{Code: acp.Ptr(1)}},
+			acpclient.SessionUpdated{Update: acp.UpdateToolCall("call-2", acp.WithUpdateStatus(acp.ToolCallStatusFailed))},
+			acpclient.SessionUpdated{Update: acp.StartToolCall("call-w", "Write notes.md", acp.WithStartKind(acp.ToolKindEdit))},
+			perm,
+		},
+	})
+	c.answerEvents["p1=deny"] = []acpclient.Event{
+		acpclient.PermissionResolved{ID: "p1", Outcome: "deny", By: "user"},
+		acpclient.TurnEnded{StopReason: "end_turn"},
+	}
+	texts := map[string]string{"term-1": "", "term-2": "nope\n"}
+	out, code, err := runScript(t, c, HeadlessOptions{Prompts: []string{"go"}, Approve: "deny",
+		TerminalText: func(id string) (string, bool) { s, ok := texts[id]; return s, ok }})
+	if err != nil || code != 0 {
+		t.Fatalf("RunHeadless = %d, %v", code, err)
+	}
+	want := `[prompt] go
+[tool] execute "Run true" (pending)
+[terminal term-1] started: true
+[tool] execute "Run true" (in_progress)
+[terminal term-1] exit 0
+[tool] execute "Run true" (completed)
+[tool] execute "Run false" (pending)
+[terminal term-2] started: false
+[terminal term-2] exit 1
+  | nope
+[tool] execute "Run false" (failed)
+[tool] edit "Write notes.md" (pending)
+[permission] edit "Write notes.md" → deny (--approve deny: fs.write)
+[tool] edit "Write notes.md" (incomplete)
+[stop] end_turn
+`
+	if out != want {
+		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
