@@ -299,7 +299,7 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	}
 	hintText := "enter choose · ↑/↓ move · " + escLabel(cs)
 	if hidden {
-		hintText = "pgup/pgdn scroll · " + hintText
+		hintText = "pgup/pgdn scroll · " + km.Pager.Help().Key + " all · " + hintText
 	}
 	hint := st.Dim.Render(truncate(hintText, inner))
 	lines := append(head, "")
@@ -360,6 +360,84 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 		}
 	}
 	return out
+}
+
+// requestText is the whole request as plain text for $PAGER: what is asked, acpterm's decision
+// (program, argv, cwd, added environment names, shell constructs, every leaf), diffs, and the
+// answers offered. Agent text is sanitised; nothing is cut.
+func requestText(p acpclient.PermissionAsked) string {
+	var b strings.Builder
+	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	line("Permission request %s (%s)", sanitizeLine(p.ID), sanitizeLine(p.Kind))
+	if t := derefStr(p.ToolCall.Title); t != "" {
+		line("title:   %s", sanitizeLine(t))
+	}
+	if p.ToolCall.ToolCallId != "" {
+		line("tool call: %s", sanitizeLine(string(p.ToolCall.ToolCallId)))
+	}
+	if d := p.Policy; d != nil {
+		line("verdict: %s", d.Verdict)
+		reason := d.Reason
+		if d.Rule != "" {
+			reason += " (" + d.Rule + ")"
+		}
+		line("reason:  %s", sanitizeLine(reason))
+		if d.Path != "" {
+			line("path:    %s", sanitizeLine(d.Path))
+		}
+		if len(d.Argv) > 0 {
+			line("argv:    %s", sanitizeLine(quoteArgv(d.Argv)))
+			for i, a := range d.Argv {
+				line("  [%d] %s", i, sanitizeLine(a))
+			}
+		}
+		if d.Cwd != "" {
+			line("cwd:     %s", sanitizeLine(d.Cwd))
+		}
+		if len(d.EnvAdded) > 0 {
+			line("env added: %s", sanitizeLine(strings.Join(d.EnvAdded, " ")))
+		}
+		for _, c := range d.Constructs {
+			line("construct: %s", sanitizeLine(c))
+		}
+		if len(d.Leaves) > 0 {
+			line("")
+			line("commands (%d; asking or denied first):", len(d.Leaves))
+		}
+		for _, l := range riskyFirst(d.Leaves) {
+			prog := l.Program
+			if prog == "" {
+				prog = "(unresolved)"
+			}
+			line("  %-5s %s → %s", l.Verdict, sanitizeLine(quoteArgv(l.Argv)), sanitizeLine(prog))
+			if len(l.Via) > 0 {
+				line("        via %s", sanitizeLine(strings.Join(l.Via, " › ")))
+			}
+			if why := strings.TrimPrefix(l.Rule+": "+l.Reason, ": "); l.Rule != "" || l.Reason != "" {
+				line("        %s", sanitizeLine(strings.TrimSuffix(why, ": ")))
+			}
+		}
+	}
+	for _, c := range p.ToolCall.Content {
+		if c.Diff != nil {
+			line("")
+			line("diff %s:", sanitizeLine(c.Diff.Path))
+			line("%s", sanitize(c.Diff.NewText))
+		}
+	}
+	if p.Diff != nil {
+		line("")
+		line("new content of %s:", sanitizeLine(p.Diff.Path))
+		line("%s", sanitize(p.Diff.NewText))
+	}
+	if len(p.Options) > 0 {
+		line("")
+		line("options:")
+		for _, o := range p.Options {
+			line("  %s (%s) %s", sanitizeLine(string(o.OptionId)), o.Kind, sanitizeLine(o.Name))
+		}
+	}
+	return b.String()
 }
 
 // riskyFirst orders leaves so those that ask or are denied come first (each group in command

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -809,7 +811,7 @@ func TestApprovalModalShowsWholeRequestAt80x24(t *testing.T) {
 	if !strings.Contains(scr, "│ ask   cat /home/u/.ssh/id_rsa → /usr/bin/cat") {
 		t.Fatalf("asking leaf not shown first:\n%s", scr)
 	}
-	if !strings.Contains(scr, "more below (PgDn)") || !strings.Contains(scr, "pgup/pgdn scroll · enter choose") {
+	if !strings.Contains(scr, "more below (PgDn)") || !strings.Contains(scr, "│ pgup/pgdn scroll · ctrl+o all · enter choose · ↑/↓ move · esc deny ") {
 		t.Fatalf("no more-below marker while content is hidden:\n%s", scr)
 	}
 	if strings.Contains(scr, "…") {
@@ -1000,5 +1002,47 @@ func TestKeyClashesAreErrors(t *testing.T) {
 	h := newHarness(t, map[string][]string{"zoom": {"ctrl+q"}})
 	if scr := h.screenText(); rowWith(scr, `[ui] keys: "ctrl+q" is bound to both quit and zoom`) == "" {
 		t.Fatalf("no clash banner:\n%s", scr)
+	}
+}
+
+func TestApprovalFullRequestInPager(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	h := newHarness(t, nil)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	line, dec := exfilDecision()
+	dec.EnvAdded = []string{"FOO"}
+	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", Policy: dec, ToolCall: acp.ToolCallUpdate{Title: &line}})
+	cmd := h.m.handleKey(keyMsg("ctrl+o"))
+	if cmd == nil || h.m.pendingApprovals() != 1 {
+		t.Fatalf("ctrl+o in the modal: cmd %v, pending %d", cmd, h.m.pendingApprovals())
+	}
+	files, _ := filepath.Glob(filepath.Join(tmp, "acpterm-request-*.txt"))
+	if len(files) != 1 {
+		t.Fatalf("request files: %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := strings.Repeat("a", 84)
+	want := "Permission request c1 (command)\n" +
+		"title:   " + line + "\n" +
+		"verdict: ask\n" +
+		"reason:  no rule covers cat ~/.ssh/id_rsa (unmatched)\n" +
+		"argv:    /bin/sh -c '" + line + "'\n" +
+		"  [0] /bin/sh\n  [1] -c\n  [2] " + line + "\n" +
+		"cwd:     /work\n" +
+		"env added: FOO\n" +
+		"\ncommands (7; asking or denied first):\n" +
+		"  ask   cat /home/u/.ssh/id_rsa → /usr/bin/cat\n        unmatched: no rule covers cat\n" +
+		"  allow sleep 1 → /usr/bin/sleep\n        allow: sleep\n" +
+		"  allow echo " + as + " → /usr/bin/echo\n        allow: echo\n" +
+		"  allow echo b → /usr/bin/echo\n        allow: echo\n" +
+		"  allow echo c → /usr/bin/echo\n        allow: echo\n" +
+		"  allow echo d → /usr/bin/echo\n        allow: echo\n" +
+		"  allow echo e → /usr/bin/echo\n        allow: echo\n"
+	if string(b) != want {
+		t.Fatalf("request text:\n%s\nwant:\n%s", b, want)
 	}
 }

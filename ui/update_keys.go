@@ -59,6 +59,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			// so a typed letter cannot approve anything.
 			return nil
 		}
+		if key.Matches(k, m.keys.Pager) {
+			// The whole request, unwrapped and unscrolled, in $PAGER.
+			return m.pageText("request", requestText(p))
+		}
 		ans, _ := m.appr.handleKey(p, k, &m.keys)
 		if ans != nil {
 			return m.answer(p.ID, *ans)

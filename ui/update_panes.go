@@ -186,6 +186,11 @@ func (m *Model) openPager() tea.Cmd {
 		name = "conversation"
 		text = stripSGR(strings.Join(m.conv.render(&m.state, m.banners, 100, nil), "\n"))
 	}
+	return m.pageText(name, text)
+}
+
+// pageText writes text to a temporary file and runs $PAGER on it (see openPager).
+func (m *Model) pageText(name, text string) tea.Cmd {
 	f, err := os.CreateTemp("", "acpterm-"+name+"-*.txt")
 	if err != nil {
 		m.addBanner("error", "pager: "+err.Error())
