@@ -61,6 +61,7 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 	case acpclient.PermissionResolved:
 		delete(m.answered, e.ID)
 		delete(m.appr.sel, e.ID)
+		delete(m.appr.scroll, e.ID)
 	case acpclient.AgentExited:
 		m.busy = false
 		m.queue = nil
