@@ -1046,3 +1046,30 @@ func TestApprovalFullRequestInPager(t *testing.T) {
 		t.Fatalf("request text:\n%s\nwant:\n%s", b, want)
 	}
 }
+
+func TestAgentOwnedPaneTitleFollowsRetitle(t *testing.T) {
+	h := newHarness(t, nil)
+	scr := terminals.NewScreen(terminals.Size{Cols: 80, Rows: 24})
+	t.Cleanup(func() { _ = scr.Close() })
+	h.agent.screens["a1"] = scr
+	h.ev(acpclient.TerminalStarted{ID: "a1", ToolCallID: "c1", Label: "Terminal", AgentOwned: true})
+	titleRow := func() string {
+		for _, r := range strings.Split(h.screenText(), "\n") {
+			if strings.Contains(r, "$ ") {
+				return strings.TrimRight(r, " ")
+			}
+		}
+		return ""
+	}
+	if got, want := titleRow(), "╭─ $ Terminal · running · 0s · read-only ──────────────────────────────────────────────────────────╮"; got != want {
+		t.Fatalf("title row before = %q, want %q", got, want)
+	}
+	h.ev(acpclient.TerminalRetitled{ID: "a1", Label: "go test ./...\x1b[2J"})
+	if got, want := titleRow(), "╭─ $ go test ./... · running · 0s · read-only ─────────────────────────────────────────────────────╮"; got != want {
+		t.Fatalf("title row after = %q, want %q", got, want)
+	}
+	h.ev(acpclient.TerminalRetitled{ID: "nope", Label: "ignored"})
+	if got, want := titleRow(), "╭─ $ go test ./... · running · 0s · read-only ─────────────────────────────────────────────────────╮"; got != want {
+		t.Fatalf("title row after unknown id = %q, want %q", got, want)
+	}
+}

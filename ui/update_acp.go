@@ -37,6 +37,12 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 	case acpclient.TerminalStarted:
 		m.addPane(e)
 		cmds = append(cmds, m.armTick())
+	case acpclient.TerminalRetitled:
+		// An agent-owned terminal's tool call got its real command or title (claude-agent-acp
+		// first calls it "Terminal"): the pane's title and tab follow.
+		if p := m.paneByID[e.ID]; p != nil && e.Label != "" {
+			p.label = sanitizeLine(e.Label)
+		}
 	case acpclient.TerminalExited:
 		if p := m.paneByID[e.ID]; p != nil {
 			st := e.Status
