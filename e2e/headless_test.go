@@ -214,7 +214,7 @@ func TestHeadlessDemoTourInScratchDir(t *testing.T) {
 		`(?m)^\[plan\] \[>\] Say hello; \[ \] Run commands in panes;`,
 		"(?m)I work in `" + regexp.QuoteMeta(scratch) + "`, a scratch directory",
 		`(?m)^\[terminal term-1\] exit 0\n  \| red green yellow blue magenta cyan bold underline$`,
-		`(?m)^\[permission\] delete "Delete the build cache \(\./build\)" → allow-once \(policy\)$`, // write = "allow" covers it
+		`(?m)^\[permission\] delete "Delete the build cache \(\./build\)" → allow-once \(policy: fs\.write\)$`, // write = "allow" covers it
 		`(?m)^permission outcome: selected allow-once$`,
 		`(?m)^\[mode\] code$`,
 		`(?m)^\[write\] ` + regexp.QuoteMeta(scratch) + `/demo\.md \(created, 93 bytes\)$`,

@@ -89,7 +89,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (int, error) {
 	if o.GracePeriod <= 0 {
 		o.GracePeriod = 5 * time.Second
 	}
-	h := &headless{o: o, w: o.Out, printed: map[string]string{}, named: map[string]bool{}, deferred: map[string][]acpclient.TerminalExited{},
+	h := &headless{o: o, w: o.Out, printed: map[string]string{}, deferred: map[string][]acpclient.TerminalExited{},
 		asked: map[string]acpclient.PermissionAsked{}}
 	return h.run(ctx)
 }
@@ -104,7 +104,6 @@ type headless struct {
 
 	printed  map[string]string                     // tool call id → last printed status
 	deferred map[string][]acpclient.TerminalExited // tool call id → exits held until its next status line
-	named    map[string]bool                       // tool calls a policy-answered [permission] line has named
 	asked    map[string]acpclient.PermissionAsked
 
 	sent    int   // prompts sent
@@ -219,15 +218,18 @@ func (h *headless) handle(ev acpclient.Event) {
 		if ok && a.Policy != nil && a.Policy.Rule != "" {
 			detail += ": " + sanitizeLine(a.Policy.Rule)
 		}
-		if ok {
-			h.named[string(a.ToolCall.ToolCallId)] = true
+		if !ok && e.Rule != "" {
+			detail += ": " + sanitizeLine(e.Rule)
+		}
+		switch {
+		case ok:
 			kind, title := h.askedWhat(a)
 			h.line("[permission] %s %q → %s (%s)", kind, title, sanitizeLine(e.Outcome), detail)
-		} else if t := h.guessTool(); t != nil {
-			// Answered without a question (the policy decided): acpclient names no tool call, so
-			// the newest open one is shown — the agent asks right after announcing it.
-			h.line("[permission] %s %q → %s (%s)", headlessDash(sanitizeLine(string(t.Kind))), sanitizeLine(t.Title), sanitizeLine(e.Outcome), detail)
-		} else {
+		case e.ToolCall.ToolCallId != "" || e.ToolCall.Title != nil:
+			// Answered without a question (the policy decided): the event names the tool call.
+			kind, title := h.toolWhat(e.ToolCall)
+			h.line("[permission] %s %q → %s (%s)", kind, title, sanitizeLine(e.Outcome), detail)
+		default:
 			h.line("[permission] %s → %s (%s)", sanitizeLine(e.ID), sanitizeLine(e.Outcome), detail)
 		}
 	case acpclient.FileWritten:
@@ -444,27 +446,31 @@ func (h *headless) toolChanges() {
 	}
 }
 
-// guessTool returns the newest open tool call no permission line has named yet, marking it
-// named; nil when there is none.
-func (h *headless) guessTool() *acpclient.ToolCall {
-	for i := len(h.state.ToolCalls) - 1; i >= 0; i-- {
-		t := h.state.ToolCalls[i]
-		if t.Open() && !h.named[t.ID] {
-			h.named[t.ID] = true
-			return t
-		}
-	}
-	return nil
-}
-
 // askedWhat names what a question was about: the tool kind (execute, edit, …; for acpterm's own
 // prompts without a tool call: command, write or read) and the title (the command or file).
 func (h *headless) askedWhat(a acpclient.PermissionAsked) (kind, title string) {
-	if a.ToolCall.Kind != nil {
-		kind = string(*a.ToolCall.Kind)
+	kind, title = h.toolFields(a.ToolCall)
+	if kind == "" {
+		kind = a.Kind
 	}
-	title = headlessDeref(a.ToolCall.Title)
-	if t, ok := h.state.ToolCall(string(a.ToolCall.ToolCallId)); ok && a.ToolCall.ToolCallId != "" {
+	return headlessDash(sanitizeLine(kind)), sanitizeLine(title)
+}
+
+// toolWhat names the tool call a policy-answered request was about: its kind ("-" when unknown)
+// and title, filled from the tool call's earlier updates when the request left them out.
+func (h *headless) toolWhat(tc acp.ToolCallUpdate) (kind, title string) {
+	kind, title = h.toolFields(tc)
+	return headlessDash(sanitizeLine(kind)), sanitizeLine(title)
+}
+
+// toolFields returns a tool call's kind and title (unsanitised), from tc or else from the
+// session state's record of the same tool call.
+func (h *headless) toolFields(tc acp.ToolCallUpdate) (kind, title string) {
+	if tc.Kind != nil {
+		kind = string(*tc.Kind)
+	}
+	title = headlessDeref(tc.Title)
+	if t, ok := h.state.ToolCall(string(tc.ToolCallId)); ok && tc.ToolCallId != "" {
 		if kind == "" {
 			kind = string(t.Kind)
 		}
@@ -472,10 +478,7 @@ func (h *headless) askedWhat(a acpclient.PermissionAsked) (kind, title string) {
 			title = t.Title
 		}
 	}
-	if kind == "" {
-		kind = a.Kind
-	}
-	return headlessDash(sanitizeLine(kind)), sanitizeLine(title)
+	return kind, title
 }
 
 // answer answers a question according to Approve, at once.

@@ -303,15 +303,19 @@ func TestHeadlessSanitisesAgentText(t *testing.T) {
 	}
 }
 
-func TestHeadlessPolicyAnswerNamesTheNewestOpenToolCall(t *testing.T) {
+func TestHeadlessPolicyAnswerNamesItsToolCallAndRule(t *testing.T) {
+	edit := acp.ToolKindEdit
 	c := newScriptClient(nil, map[string][]acpclient.Event{
 		"x": {
 			acpclient.PermissionResolved{ID: "perm-1", Outcome: "allow", By: "policy"},
 			acpclient.SessionUpdated{Update: acp.StartToolCall("c1", "ls -la", acp.WithStartKind(acp.ToolKindExecute))},
 			acpclient.SessionUpdated{Update: acp.UpdateToolCall("c1", acp.WithUpdateStatus(acp.ToolCallStatusCompleted))},
 			acpclient.SessionUpdated{Update: acp.StartToolCall("c2", "touch f", acp.WithStartKind(acp.ToolKindExecute))},
-			acpclient.PermissionResolved{ID: "perm-2", Outcome: "allow_once", By: "policy"},
-			acpclient.PermissionResolved{ID: "perm-3", Outcome: "reject_once", By: "policy"},
+			acpclient.PermissionResolved{ID: "perm-2", Outcome: "allow_once", By: "policy", ToolCall: acp.ToolCallUpdate{ToolCallId: "c2"},
+				Rule: "commands.allow[0]: touch", Reason: "touch is allowed", OptionKind: "allow_once"},
+			acpclient.PermissionResolved{ID: "perm-3", Outcome: "reject_once", By: "policy", ToolCall: acp.ToolCallUpdate{ToolCallId: "c9", Title: acp.Ptr("Write /etc/x\x1b[2J"), Kind: &edit},
+				Rule: "fs.write: outside the project", OptionKind: "reject_once"},
+			acpclient.PermissionResolved{ID: "perm-4", Outcome: "reject_once", By: "policy", ToolCall: acp.ToolCallUpdate{ToolCallId: "c1"}},
 			acpclient.TurnEnded{StopReason: "end_turn"},
 		},
 	})
@@ -324,8 +328,9 @@ func TestHeadlessPolicyAnswerNamesTheNewestOpenToolCall(t *testing.T) {
 [tool] execute "ls -la" (pending)
 [tool] execute "ls -la" (completed)
 [tool] execute "touch f" (pending)
-[permission] execute "touch f" → allow_once (policy)
-[permission] perm-3 → reject_once (policy)
+[permission] execute "touch f" → allow_once (policy: commands.allow[0]: touch)
+[permission] edit "Write /etc/x" → reject_once (policy: fs.write: outside the project)
+[permission] execute "ls -la" → reject_once (policy)
 [tool] execute "touch f" (incomplete)
 [stop] end_turn
 `
