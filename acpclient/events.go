@@ -80,7 +80,8 @@ type PermissionResolved struct {
 	// or the client shut down, and for acpterm's own prompts "allow" or "deny".
 	Outcome string
 	// By is who decided: "policy" (the sandbox policy or a grant), "user", "headless"
-	// (Options.Approve), or "cancel" (turn cancellation, agent exit or shutdown).
+	// (Options.Approve), "cancel" (turn cancellation, agent exit or shutdown), or the Answer.By
+	// the caller of Client.Answer gave (e.g. "approve-flag").
 	By string
 	// ToolCall is the tool call the request was about: the agent's session/request_permission
 	// toolCall, with title, kind and rawInput filled from earlier updates of the same tool call
@@ -230,6 +231,10 @@ const (
 type Answer struct {
 	OptionID string
 	Choice   Choice
+	// By says who answered, for PermissionResolved.By and the audit event's "by" field: ""
+	// means "user" (a person in the TUI); the headless renderer sets "approve-flag" (answered
+	// per --approve, nobody was asked).
+	By string
 }
 
 // Info describes the connected agent and its session (from initialize and session/new).

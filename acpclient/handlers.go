@@ -173,10 +173,10 @@ func (c *Client) gate(ctx context.Context, kind string, d permissions.Decision, 
 			return errCancelled(kind + " of " + path)
 		}
 		if r.choice == Deny {
-			c.audit(kind, &d, "user", "deny")
+			c.audit(kind, &d, r.by, "deny")
 			return deniedErr(kind+" of "+path, d, "user")
 		}
-		c.audit(kind, &d, "user", "allow")
+		c.audit(kind, &d, r.by, "allow")
 		return nil
 	default:
 		c.audit(kind, &d, "policy", "deny")
@@ -267,7 +267,7 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 				return acp.CreateTerminalResponse{}, errCancelled("command " + strconvQuote(label))
 			}
 			if r.choice == Deny {
-				c.audit("exec", &d, "user", "deny")
+				c.audit("exec", &d, r.by, "deny")
 				return acp.CreateTerminalResponse{}, deniedErr("command "+strconvQuote(label), d, "user")
 			}
 			if r.choice == AllowSession || r.choice == SaveRule {
@@ -275,7 +275,7 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 					c.q.push(Notice{Level: "warn", Text: "could not remember the approval: " + err.Error()})
 				}
 			}
-			c.audit("exec", &d, "user", "allow")
+			c.audit("exec", &d, r.by, "allow")
 		}
 	default:
 		c.audit("exec", &d, "policy", "deny")

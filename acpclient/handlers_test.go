@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions"
 )
 
 func isAsked(e Event) bool { _, ok := e.(PermissionAsked); return ok }
@@ -612,5 +614,71 @@ func TestCancelDuringOwnCommandPrompt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "c.txt")); !os.IsNotExist(err) {
 		t.Errorf("cancelled command ran: %v", err)
+	}
+}
+
+// auditLines reads the audit log at path as one map per line.
+func auditLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read audit log: %v", err)
+	}
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("audit line %q: %v", l, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestAnswerByIsRecorded(t *testing.T) {
+	for _, c := range []struct{ by, want string }{{"approve-flag", "approve-flag"}, {"", "user"}} {
+		t.Run(c.want, func(t *testing.T) {
+			logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+			h := start(t, setup{opts: func(o *Options) {
+				al, err := permissions.OpenAuditLog(logPath)
+				if err != nil {
+					t.Fatalf("OpenAuditLog: %v", err)
+				}
+				t.Cleanup(func() { _ = al.Close() })
+				eng, err := permissions.NewEngine(o.Config, permissions.EngineOptions{Cwd: o.Config.Policy.Roots[0], Audit: al})
+				if err != nil {
+					t.Fatalf("NewEngine: %v", err)
+				}
+				o.Engine = eng
+			}})
+			// acpterm's own prompt (terminal/create of a command the policy asks about).
+			h.c.Prompt("termnoperm touch nope.txt")
+			from := 0
+			ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+			h.c.Answer(ask.ID, Answer{Choice: Deny, By: c.by})
+			res := h.waitFor(&from, "PermissionResolved", func(e Event) bool { _, ok := e.(PermissionResolved); return ok }).(PermissionResolved)
+			if res.ID != ask.ID || res.Outcome != "deny" || res.By != c.want {
+				t.Errorf("resolved = %+v, want deny by %q", res, c.want)
+			}
+			h.waitFor(&from, "TurnEnded", isTurnEnded)
+			// An agent's session/request_permission.
+			h.c.Prompt("permask")
+			ask = h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+			h.c.Answer(ask.ID, Answer{OptionID: string(ask.Options[0].OptionId), By: c.by})
+			res = h.waitFor(&from, "PermissionResolved", func(e Event) bool { _, ok := e.(PermissionResolved); return ok }).(PermissionResolved)
+			if res.ID != ask.ID || res.By != c.want {
+				t.Errorf("resolved = %+v, want by %q", res, c.want)
+			}
+			h.waitFor(&from, "TurnEnded", isTurnEnded)
+
+			var got []string
+			for _, m := range auditLines(t, logPath) {
+				got = append(got, fmt.Sprintf("%v %v %v", m["kind"], m["verdict"], m["by"]))
+			}
+			want := []string{"exec deny " + c.want, "permission allow " + c.want}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("audit events (kind verdict by):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
 	}
 }

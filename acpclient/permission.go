@@ -27,6 +27,7 @@ type reply struct {
 	optionID  string // agent requests: the chosen option ("" with cancelled)
 	choice    Choice // own prompts
 	cancelled bool
+	by        string // who answered (Answer.By, "user" when empty)
 }
 
 // ask registers a question, emits PermissionAsked and returns the pending request.
@@ -115,6 +116,10 @@ func (c *Client) Answer(requestID string, a Answer) {
 		c.log.Debug("answer for an unknown or resolved permission request", "id", requestID)
 		return
 	}
+	by := a.By
+	if by == "" {
+		by = "user"
+	}
 	if p.kind == "agent" {
 		opt := a.OptionID
 		if opt != "" && !hasOption(p.options, opt) {
@@ -132,10 +137,10 @@ func (c *Client) Answer(requestID string, a Answer) {
 			}
 		}
 		if opt == "" {
-			c.resolve(p, reply{cancelled: true}, "cancelled", "user")
+			c.resolve(p, reply{cancelled: true, by: by}, "cancelled", by)
 			return
 		}
-		c.resolve(p, reply{optionID: opt, choice: a.Choice}, opt, "user")
+		c.resolve(p, reply{optionID: opt, choice: a.Choice, by: by}, opt, by)
 		return
 	}
 	ch := a.Choice
@@ -144,9 +149,9 @@ func (c *Client) Answer(requestID string, a Answer) {
 	}
 	switch ch {
 	case AllowOnce, AllowSession, SaveRule:
-		c.resolve(p, reply{choice: ch}, "allow", "user")
+		c.resolve(p, reply{choice: ch, by: by}, "allow", by)
 	default:
-		c.resolve(p, reply{choice: Deny}, "deny", "user")
+		c.resolve(p, reply{choice: Deny, by: by}, "deny", by)
 	}
 }
 
@@ -286,6 +291,10 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 		return acp.RequestPermissionResponse{}, err
 	}
 	if r.cancelled {
+		if r.by != "" {
+			// Answered "cancelled" (no option fit the answer), not cancelled by the turn.
+			return cancelled(r.by)
+		}
 		return cancelled("cancel")
 	}
 	// "Always" for a command the policy would ask about also becomes acpterm's narrowest grant
@@ -298,7 +307,7 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 			c.q.push(Notice{Level: "info", Text: "acpterm will still ask about this command: " + err.Error()})
 		}
 	}
-	return selected(r.optionID, "user")
+	return selected(r.optionID, r.by)
 }
 
 // resolvedToolCall is the request's tool call for PermissionResolved: the request's own fields,

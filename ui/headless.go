@@ -210,9 +210,8 @@ func (h *headless) handle(ev acpclient.Event) {
 		a, ok := h.asked[e.ID]
 		delete(h.asked, e.ID)
 		detail := e.By
-		if ok && e.By == "user" {
-			// This renderer answered (acpclient runs interactive and reports "user"), per the
-			// --approve flag: no person was asked.
+		if e.By == headlessAnswerBy {
+			// This renderer answered per the --approve flag: no person was asked.
 			detail = "--approve " + h.approveWord()
 		}
 		if ok && a.Policy != nil && a.Policy.Rule != "" {
@@ -481,6 +480,10 @@ func (h *headless) toolFields(tc acp.ToolCallUpdate) (kind, title string) {
 	return kind, title
 }
 
+// headlessAnswerBy is the Answer.By of every answer the headless renderer gives (recorded in
+// PermissionResolved.By and the audit log's "by"): nobody was asked, the --approve flag decided.
+const headlessAnswerBy = "approve-flag"
+
 // answer answers a question according to Approve, at once.
 func (h *headless) answer(e acpclient.PermissionAsked) {
 	allow := h.o.Approve == "allow"
@@ -489,7 +492,7 @@ func (h *headless) answer(e acpclient.PermissionAsked) {
 		if allow {
 			c = acpclient.AllowOnce
 		}
-		h.o.Client.Answer(e.ID, acpclient.Answer{Choice: c})
+		h.o.Client.Answer(e.ID, acpclient.Answer{Choice: c, By: headlessAnswerBy})
 		return
 	}
 	kinds := []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
@@ -499,14 +502,14 @@ func (h *headless) answer(e acpclient.PermissionAsked) {
 	for _, k := range kinds {
 		for _, opt := range e.Options {
 			if opt.Kind == k {
-				h.o.Client.Answer(e.ID, acpclient.Answer{OptionID: string(opt.OptionId)})
+				h.o.Client.Answer(e.ID, acpclient.Answer{OptionID: string(opt.OptionId), By: headlessAnswerBy})
 				return
 			}
 		}
 	}
 	// Nothing fits (e.g. allow requested but only "always" offered): refuse; the client picks a
 	// reject option or answers cancelled.
-	h.o.Client.Answer(e.ID, acpclient.Answer{Choice: acpclient.Deny})
+	h.o.Client.Answer(e.ID, acpclient.Answer{Choice: acpclient.Deny, By: headlessAnswerBy})
 }
 
 // headlessTail returns the last n lines of text, trailing blank lines dropped.

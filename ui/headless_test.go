@@ -66,6 +66,14 @@ func (c *scriptClient) Answer(id string, a acpclient.Answer) {
 	evs := c.answerEvents[id+"="+v]
 	c.mu.Unlock()
 	for _, e := range evs {
+		if pr, ok := e.(acpclient.PermissionResolved); ok && pr.By == "" {
+			// Like acpclient: the answer's By is reported, "" meaning "user".
+			pr.By = a.By
+			if pr.By == "" {
+				pr.By = "user"
+			}
+			e = pr
+		}
 		c.events <- e
 	}
 }
@@ -119,7 +127,7 @@ func TestHeadlessStreamsTextToolsAndStop(t *testing.T) {
 		},
 	})
 	c.answerEvents["p1=reject-once"] = []acpclient.Event{
-		acpclient.PermissionResolved{ID: "p1", Outcome: "reject-once", By: "headless"},
+		acpclient.PermissionResolved{ID: "p1", Outcome: "reject-once"}, // By from the answer
 		acpclient.SessionUpdated{Update: acp.UpdateToolCall("call-1", acp.WithUpdateStatus(acp.ToolCallStatusFailed))},
 		hlText("permission outcome: selected reject-once\n"),
 		acpclient.TurnEnded{StopReason: "end_turn"},
@@ -136,7 +144,7 @@ func TestHeadlessStreamsTextToolsAndStop(t *testing.T) {
 Hello, **world**
 second line
 [tool] delete "Delete the build cache" (pending)
-[permission] delete "Delete the build cache" → reject-once (headless)
+[permission] delete "Delete the build cache" → reject-once (--approve deny)
 [tool] delete "Delete the build cache" (failed)
 permission outcome: selected reject-once
 [stop] end_turn
@@ -165,7 +173,7 @@ func TestHeadlessApproveAllowPicksAllowOnceNeverAlways(t *testing.T) {
 		c.answerEvents[id] = []acpclient.Event{acpclient.TurnEnded{StopReason: "end_turn"}}
 	}
 	c.answerEvents["p3=allow_once"] = []acpclient.Event{
-		acpclient.PermissionResolved{ID: "p3", Outcome: "allow", By: "headless"},
+		acpclient.PermissionResolved{ID: "p3", Outcome: "allow"}, // By from the answer
 		acpclient.TurnEnded{StopReason: "end_turn"},
 	}
 	out, code, err := runScript(t, c, HeadlessOptions{Prompts: []string{"a", "b", "c"}, Approve: "allow"})
@@ -175,7 +183,7 @@ func TestHeadlessApproveAllowPicksAllowOnceNeverAlways(t *testing.T) {
 	if got := strings.Join(c.answers, " "); got != "p1=x-once p2=deny p3=allow_once" {
 		t.Fatalf("answers = %s", got)
 	}
-	if !strings.Contains(out, `[permission] command "rm -rf build" → allow (headless: unmatched)`+"\n") {
+	if !strings.Contains(out, `[permission] command "rm -rf build" → allow (--approve allow: unmatched)`+"\n") {
 		t.Fatalf("output lacks the policy permission line:\n%s", out)
 	}
 	if got := strings.Join(c.prompts, ","); got != "a,b,c" {
@@ -361,7 +369,7 @@ func TestHeadlessApproveLabelAndFastExitOrder(t *testing.T) {
 		},
 	})
 	c.answerEvents["p1=deny"] = []acpclient.Event{
-		acpclient.PermissionResolved{ID: "p1", Outcome: "deny", By: "user"},
+		acpclient.PermissionResolved{ID: "p1", Outcome: "deny"}, // By from the answer
 		acpclient.TurnEnded{StopReason: "end_turn"},
 	}
 	texts := map[string]string{"term-1": "", "term-2": "nope\n"}
