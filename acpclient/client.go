@@ -142,6 +142,7 @@ type Client struct {
 	cancelTimer *time.Timer
 	stopPrompt  context.CancelFunc
 	approved    map[string]string // command key → approving tool call id, this turn
+	approvedBy  map[string]string // command key → who approved it (PermissionResolved.By), this turn
 	pend        map[string]*pendingReq
 	pendSeq     int
 	tools       map[string]*toolInfo
@@ -215,7 +216,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	c := &Client{
 		o: o, cfg: cfg, log: log, q: newEventQueue(),
 		readDone: make(chan struct{}), gone: make(chan struct{}),
-		approved: map[string]string{}, pend: map[string]*pendingReq{}, tools: map[string]*toolInfo{},
+		approved: map[string]string{}, approvedBy: map[string]string{}, pend: map[string]*pendingReq{}, tools: map[string]*toolInfo{},
 		terms: map[string]*clientTerm{}, agentTerms: map[string]*agentTerm{},
 	}
 	c.cond = sync.NewCond(&c.mu)
@@ -574,6 +575,7 @@ func (c *Client) promptLoop() {
 		ctx, stop := context.WithCancel(c.lifeCtx)
 		c.inTurn, c.cancelled, c.stopPrompt = true, false, stop
 		c.approved = map[string]string{}
+		c.approvedBy = map[string]string{}
 		sid := c.sessionID
 		c.q.push(TurnStarted{Prompt: text})
 		c.mu.Unlock()

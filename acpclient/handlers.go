@@ -89,7 +89,7 @@ func (c *Client) ReadTextFile(ctx context.Context, p acp.ReadTextFileRequest) (a
 		return acp.ReadTextFileResponse{}, reqErr(codeInvalidParams, "fs/read_text_file: path %q is not absolute", p.Path)
 	}
 	d := c.o.Engine.DecideRead(p.Path)
-	if err := c.gate(ctx, "read", d, p.Path, nil); err != nil {
+	if err := c.gate(ctx, "read", d, p.Path, nil, ""); err != nil {
 		return acp.ReadTextFileResponse{}, err
 	}
 	text, err := c.o.Engine.ReadFile(p.Path, p.Line, p.Limit)
@@ -116,6 +116,7 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 	d := c.o.Engine.DecideWrite(p.Path)
 	c.mu.Lock()
 	_, approved := c.approved["write:"+filepath.Clean(p.Path)]
+	approver := c.approvedBy["write:"+filepath.Clean(p.Path)]
 	c.mu.Unlock()
 	var diff *FileDiff
 	if d.Verdict == permissions.Ask && approved {
@@ -131,7 +132,7 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 			diff.Existed = true // unreadable, but there
 		}
 	}
-	if err := c.gate(ctx, "write", d, p.Path, diff); err != nil {
+	if err := c.gate(ctx, "write", d, p.Path, diff, approver); err != nil {
 		return acp.WriteTextFileResponse{}, err
 	}
 	old, existed, err := c.o.Engine.WriteFile(p.Path, p.Content)
@@ -143,12 +144,17 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 }
 
 // gate applies a file decision: allow passes, deny fails, ask asks (headless: Approve).
-func (c *Client) gate(ctx context.Context, kind string, d permissions.Decision, path string, diff *FileDiff) error {
+// approver is who approved the agent's tool call for this path this turn (d.Rule "approved tool
+// call"; "" means "user").
+func (c *Client) gate(ctx context.Context, kind string, d permissions.Decision, path string, diff *FileDiff, approver string) error {
 	switch d.Verdict {
 	case permissions.Allow:
 		by := "policy"
 		if d.Rule == "approved tool call" {
-			by = "user"
+			by = approver
+			if by == "" {
+				by = "user"
+			}
 		}
 		c.audit(kind, &d, by, "allow")
 		return nil
@@ -242,14 +248,18 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 	d := c.o.Engine.DecideCommand(req)
 	c.mu.Lock()
 	toolCallID, approved := c.approved["cmd:"+commandKey(p.Command, p.Args)]
+	approver := c.approvedBy["cmd:"+commandKey(p.Command, p.Args)]
 	c.mu.Unlock()
+	if approver == "" {
+		approver = "user"
+	}
 	switch d.Verdict {
 	case permissions.Allow:
 		c.audit("exec", &d, "policy", "allow")
 	case permissions.Ask:
 		switch {
 		case approved:
-			c.audit("exec", &d, "user", "allow")
+			c.audit("exec", &d, approver, "allow")
 		case c.o.Headless && c.o.Approve == "allow":
 			c.audit("exec", &d, "policy", "allow")
 		case c.o.Headless:

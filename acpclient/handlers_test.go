@@ -671,11 +671,18 @@ func TestAnswerByIsRecorded(t *testing.T) {
 			}
 			h.waitFor(&from, "TurnEnded", isTurnEnded)
 
+			// An agent's permission request for a command, then its terminal/create of the
+			// same command: the approval covers it, and the audit names who approved.
+			h.c.Prompt("term touch made.txt")
+			ask = h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+			h.c.Answer(ask.ID, Answer{OptionID: "allow", By: c.by})
+			h.waitFor(&from, "TurnEnded", isTurnEnded)
+
 			var got []string
 			for _, m := range auditLines(t, logPath) {
 				got = append(got, fmt.Sprintf("%v %v %v", m["kind"], m["verdict"], m["by"]))
 			}
-			want := []string{"exec deny " + c.want, "permission allow " + c.want}
+			want := []string{"exec deny " + c.want, "permission allow " + c.want, "permission allow " + c.want, "exec allow " + c.want}
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("audit events (kind verdict by):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}

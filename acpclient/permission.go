@@ -225,6 +225,7 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 			c.mu.Lock()
 			for _, key := range approveKeys {
 				c.approved[key] = tcID
+				c.approvedBy[key] = by
 			}
 			c.mu.Unlock()
 		}
