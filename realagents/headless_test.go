@@ -45,7 +45,7 @@ func TestHeadlessClaudeLegacyCommand(t *testing.T) {
 		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 	}
 	expectLines(t, h,
-		`^\[permission\] .*→ allow \(policy`,
+		"^"+regexp.QuoteMeta("[permission] execute \"`echo hello-from-agent && ls`\" → allow (policy: allow: echo)")+"$",
 		`^\[terminal \S+\] started: echo hello-from-agent && ls$`,
 		`^\[terminal \S+\] exit 0$`,
 		`^  \| hello-from-agent$`,
@@ -203,7 +203,8 @@ func testHeadlessAgentOwned(t *testing.T, a agentOwned) {
 		if h.Code != 0 {
 			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 		}
-		expectLines(t, h, `^\[permission\] .*→ `+a.allowID+` \(policy`, `^\[stop\] end_turn$`)
+		expectLines(t, h, "^"+regexp.QuoteMeta(`[permission] execute "touch `+a.created+` && echo hello-from-agent && ls" → `+a.allowID+` (policy: allow: touch)`)+"$",
+			`^\[stop\] end_turn$`)
 		noLines(t, h, `\(--approve`)
 		if _, err := os.Stat(filepath.Join(r.cwd, a.created)); err != nil {
 			t.Errorf("the policy-allowed command did not run: %v", err)
@@ -218,7 +219,7 @@ func testHeadlessAgentOwned(t *testing.T, a agentOwned) {
 			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 		}
 		expectLines(t, h,
-			`^\[permission\] .*→ `+a.rejectID+` \(policy`,
+			"^"+regexp.QuoteMeta(`[permission] execute "touch `+a.created+` && echo hello-from-agent && ls" → `+a.rejectID+` (policy: deny: touch)`)+"$",
 			`^\[notice\] warn: refused .*matches deny rule "touch"$`,
 			`^\[stop\] `+a.denyStop+`$`,
 		)
@@ -272,7 +273,7 @@ func testHeadlessExample(t *testing.T, agent string) {
 	}
 	expectLines(t, h,
 		`^\[tool\] edit "Modifying critical configuration file" \(pending\)$`,
-		`^\[permission\] .*→ reject \(policy`,
+		`^\[permission\] edit "Modifying critical configuration file" → reject \(policy: outside roots\)$`,
 		regexp.QuoteMeta("I understand you prefer not to make that change"),
 		`^\[stop\] end_turn$`,
 	)
