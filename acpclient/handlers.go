@@ -52,6 +52,18 @@ func deniedErr(what string, d permissions.Decision, by string) *acp.RequestError
 	return &acp.RequestError{Code: codeInternal, Message: msg, Data: data}
 }
 
+// refuser names who refused a question in a denial message: "user" for a person, "--approve
+// " when headless answered by its --approve flag (Answer.By "approve-flag"), else the By value.
+func refuser(by string) string {
+	switch by {
+	case "", "user":
+		return "user"
+	case "approve-flag":
+		return "headless --approve"
+	}
+	return by
+}
+
 // errCancelled answers a request whose question was cancelled (turn cancelled, agent gone,
 // shutdown) with -32800 (ACP §6.2: internal cancellations use "Request cancelled").
 func errCancelled(what string) *acp.RequestError {
@@ -180,7 +192,7 @@ func (c *Client) gate(ctx context.Context, kind string, d permissions.Decision, 
 		}
 		if r.choice == Deny {
 			c.audit(kind, &d, r.by, "deny")
-			return deniedErr(kind+" of "+path, d, "user")
+			return deniedErr(kind+" of "+path, d, refuser(r.by))
 		}
 		c.audit(kind, &d, r.by, "allow")
 		return nil
@@ -278,7 +290,7 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 			}
 			if r.choice == Deny {
 				c.audit("exec", &d, r.by, "deny")
-				return acp.CreateTerminalResponse{}, deniedErr("command "+strconvQuote(label), d, "user")
+				return acp.CreateTerminalResponse{}, deniedErr("command "+strconvQuote(label), d, refuser(r.by))
 			}
 			if r.choice == AllowSession || r.choice == SaveRule {
 				if _, err := c.o.Engine.Grant(d, r.choice == SaveRule); err != nil {

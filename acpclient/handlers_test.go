@@ -112,6 +112,19 @@ func TestTerminalCreateDeniedNamesRuleAndLeaf(t *testing.T) {
 	}
 }
 
+// A refusal by headless --approve is named as such in the error the agent gets.
+func TestTerminalCreateDeniedByApproveFlag(t *testing.T) {
+	h := start(t, setup{})
+	h.c.Prompt("termnoperm touch nope.txt")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	h.c.Answer(ask.ID, Answer{Choice: Deny, By: "approve-flag"})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	if got := h.lastAgentText(); !strings.Contains(got, "acpterm headless --approve denied command") {
+		t.Errorf("agent saw %q", got)
+	}
+}
+
 func TestTerminalCreateAskDeniedByUser(t *testing.T) {
 	h := start(t, setup{})
 	h.c.Prompt("termnoperm touch nope.txt")

@@ -48,7 +48,7 @@ type AuditEvent struct {
 	// Rule is the deciding rule; Reason one readable line.
 	Rule   string `json:"rule,omitempty"`
 	Reason string `json:"reason,omitempty"`
-	// By is who decided: "policy", "user", "grant" or "cancel".
+	// By is who decided: "policy", "user", "approve-flag" (headless --approve), "grant" or "cancel".
 	By string `json:"by"`
 	// Grant is the id of the grant that allowed the request, if any.
 	Grant string `json:"grant,omitempty"`
@@ -70,7 +70,7 @@ type AuditLeaf struct {
 }
 
 // NewAuditEvent builds the event for decision d of the given kind ("exec", "read", "write",
-// "permission") decided by by ("policy", "user", "grant", "cancel"). The verdict is d.Verdict;
+// "permission") decided by by ("policy", "user", "approve-flag", "grant", "cancel"). The verdict is d.Verdict;
 // callers recording a person's answer set Verdict to what the person chose.
 func NewAuditEvent(kind string, d Decision, by string) AuditEvent {
 	ev := AuditEvent{
