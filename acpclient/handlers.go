@@ -52,8 +52,8 @@ func deniedErr(what string, d permissions.Decision, by string) *acp.RequestError
 	return &acp.RequestError{Code: codeInternal, Message: msg, Data: data}
 }
 
-// refuser names who refused a question in a denial message: "user" for a person, "--approve
-// " when headless answered by its --approve flag (Answer.By "approve-flag"), else the By value.
+// refuser names who refused a question in a denial message: "user" for a person, "headless
+// --approve" when headless answered by its flag (Answer.By "approve-flag"), else the By value.
 func refuser(by string) string {
 	switch by {
 	case "", "user":
