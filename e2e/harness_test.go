@@ -222,7 +222,15 @@ func startTmux(t *testing.T, e *testEnv, cols, rows int) *tmux {
 	t.Helper()
 	requireTmux(t)
 	tm := &tmux{t: t, e: e, sock: fmt.Sprintf("acpterm-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	t.Cleanup(func() { _ = tm.cmd("kill-server").Run() })
+	t.Cleanup(func() {
+		_ = tm.cmd("kill-server").Run()
+		// tmux leaves its socket file behind; remove it so runs do not pile them up in /tmp.
+		dir := os.Getenv("TMUX_TMPDIR")
+		if dir == "" {
+			dir = "/tmp"
+		}
+		_ = os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), tm.sock))
+	})
 	if out, err := tm.cmd("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows),
 		"-c", e.home, "/bin/sh").CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)

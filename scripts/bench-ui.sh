@@ -20,7 +20,7 @@ W=202 H=54
 work=$(mktemp -d /tmp/acpterm-bench-ui.XXXXXX)
 sock="bench-ui-$$"
 T() { tmux -L "$sock" "$@"; }
-cleanup() { T kill-server 2>/dev/null || true; rm -rf "$work"; }
+cleanup() { T kill-server 2>/dev/null || true; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"; rm -rf "$work"; }
 trap cleanup EXIT
 
 echo "== build"
