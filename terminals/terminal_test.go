@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -518,10 +520,18 @@ func TestWriteNeverBlocks(t *testing.T) {
 // reported (the post-exit drain is bounded).
 func TestBackgroundWriterDoesNotDelayExit(t *testing.T) {
 	h := newMgr(t, ManagerOptions{})
-	term := h.start(t, StartOptions{ShellLine: "trap '' HUP; (exec yes) & echo bg=$!; sleep 0.2; echo done"})
+	// The writer's pid goes to a file: `yes` can push the start of the transcript past its limit.
+	pidFile := filepath.Join(t.TempDir(), "bg.pid")
+	// A large limit keeps "done" in the transcript however fast `yes` fills it.
+	term := h.start(t, StartOptions{OutputLimit: 256 << 20,
+		ShellLine: "trap '' HUP; (exec yes) & echo bg=$! > " + pidFile + "; sleep 0.2; echo done"})
 	st := waitExit(t, term)
 	out := term.Output().Text
-	bg := intAfter(t, out, "bg=")
+	pidText, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg := intAfter(t, string(pidText), "bg=")
 	if st.String() != "exit 0" || !strings.Contains(out, "done\n") || !strings.Contains(out, "y\ny\n") {
 		t.Fatalf("status %v, output …%q", st, out[max(0, len(out)-40):])
 	}
