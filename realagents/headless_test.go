@@ -321,9 +321,25 @@ func TestHeadlessCodexLong(t *testing.T) {
 	}
 	expectLines(t, h,
 		`^\[terminal \S+\] started \(agent-owned\): .*for i in 1 2 3 4 5`,
-		`^  \| tick 5$`,
 		`^\[stop\] end_turn$`,
 	)
+	// codex-acp 0.16.0 streams this command's output through _meta.terminal_output on most runs
+	// but sometimes sends nothing at all after in_progress (docs/real-agents.md); what did arrive
+	// must be the command's own lines, in order. Live streaming is shown by TestTUICodexLive.
+	tickRx := regexp.MustCompile(`^  \| tick (\d)$`)
+	prev := 0
+	for _, l := range h.Lines {
+		if m := tickRx.FindStringSubmatch(l); m != nil {
+			n := int(m[1][0] - '0')
+			if n <= prev {
+				t.Errorf("tick %d after tick %d\n%s", n, prev, h)
+			}
+			prev = n
+		}
+	}
+	if prev == 0 {
+		t.Logf("codex streamed no output for the long command this run")
+	}
 	// The last status printed for the command's tool call is a final one.
 	rx := regexp.MustCompile(`^\[tool\] execute ".*tick.*" \((\w+)\)$`)
 	last := ""

@@ -197,24 +197,35 @@ func TestTUIClaudeNewLive(t *testing.T) {
 // read-only pane shows a middle tick before the last one exists.
 func TestTUICodexLive(t *testing.T) {
 	t.Parallel()
-	r := newRun(t, codex)
-	s := r.startTUI(t, r.writeConfig(policyOpts{}), "run something long")
-	screens, answered := s.drive(`Long command finished\.`, "a", startTimeout+turnTimeout)
-	if answered != 1 {
-		t.Errorf("answered %d prompts, want 1 (codex asks before a non-safe command)", answered)
-	}
-	live := false
-	for _, scr := range screens {
-		if strings.Contains(scr, "tick 3") && !strings.Contains(scr, "tick 5") && liveTitle.MatchString(scr) {
-			live = true
-			break
+	// codex-acp 0.16.0 sometimes sends nothing at all after a command's in_progress update
+	// (docs/real-agents.md); such a run shows nothing about acpterm, so it is tried once more.
+	// A run where output arrived but not live still fails.
+	for attempt := 1; ; attempt++ {
+		r := newRun(t, codex)
+		s := r.startTUI(t, r.writeConfig(policyOpts{}), "run something long")
+		screens, answered := s.drive(`Long command finished\.`, "a", startTimeout+turnTimeout)
+		if answered != 1 {
+			t.Errorf("answered %d prompts, want 1 (codex asks before a non-safe command)", answered)
 		}
-	}
-	if !live {
-		t.Errorf("no screen showed a running read-only pane with tick 3 before tick 5; %d screens, last:\n%s", len(screens), screens[len(screens)-1])
-	}
-	if st := s.quit(); st != "0" {
-		t.Errorf("acpterm exit status %q, want 0", st)
+		live, seen := false, false
+		for _, scr := range screens {
+			seen = seen || strings.Contains(scr, "tick ")
+			if strings.Contains(scr, "tick 3") && !strings.Contains(scr, "tick 5") && liveTitle.MatchString(scr) {
+				live = true
+				break
+			}
+		}
+		if st := s.quit(); st != "0" {
+			t.Errorf("acpterm exit status %q, want 0", st)
+		}
+		if !seen && attempt == 1 {
+			t.Logf("attempt 1: codex streamed no output for the command; trying again")
+			continue
+		}
+		if !live {
+			t.Errorf("no screen showed a running read-only pane with tick 3 before tick 5; %d screens, last:\n%s", len(screens), screens[len(screens)-1])
+		}
+		return
 	}
 }
 
