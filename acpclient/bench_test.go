@@ -2,6 +2,7 @@ package acpclient
 
 import (
 	"encoding/json"
+	"os/exec"
 	"testing"
 
 	"github.com/coder/acp-go-sdk"
@@ -52,4 +53,31 @@ func BenchmarkFloodTurn(b *testing.B) {
 	b.StopTimer()
 	c.Close()
 	<-done
+}
+
+// BenchmarkReaperSweep measures one sweep while the agent runs: of our children (what SIGCHLD
+// and the 2 s period trigger) and, for comparison, of all of /proc (the fallback when the
+// kernel lacks /proc/PID/task/TID/children). Three live children of the benchmark are swept.
+func BenchmarkReaperSweep(b *testing.B) {
+	for range 3 {
+		c := exec.Command("sleep", "600")
+		if err := c.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = c.Process.Kill(); _ = c.Wait() }()
+	}
+	for _, full := range []bool{false, true} {
+		name := "children"
+		if full {
+			name = "fullscan"
+		}
+		b.Run(name, func(b *testing.B) {
+			r := newOrphanReaper(newMarker(), 0)
+			r.noChildren = full
+			b.ReportAllocs()
+			for b.Loop() {
+				r.sweep(false)
+			}
+		})
+	}
 }

@@ -491,21 +491,12 @@ func (c *Client) supervise() {
 	close(c.gone)
 }
 
-// reapLoop reaps the agent's orphans while it runs (every 250 ms) and, when it is gone, kills
-// and reaps the rest of its tree.
+// reapLoop reaps the agent's orphans while it runs (a sweep of acpterm's children on SIGCHLD
+// and every 2 s: orphanReaper.run in reap.go) and, when it is gone, kills and reaps the rest of
+// its tree.
 func (c *Client) reapLoop() {
 	defer close(c.reapDone)
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			c.reaper.sweep(false)
-		case <-c.reapFinal:
-			c.reaper.finish(2 * time.Second)
-			return
-		}
-	}
+	c.reaper.run(watchSIGCHLD(), c.reapFinal, sweepGap, sweepPeriod)
 }
 
 // Events returns the client's event stream: unbounded, ordered, closed after Close. Read it

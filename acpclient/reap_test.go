@@ -1,0 +1,246 @@
+package acpclient
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestParseChildren(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []int
+	}{
+		{"", nil},
+		{"4242 ", []int{4242}},
+		{"17 4242 1000001 ", []int{17, 4242, 1000001}},
+		{"17 4242\n", []int{17, 4242}},
+		{"17  x 0 -3 12345678901 99 ", []int{17, 99}},
+	} {
+		got := parseChildren([]byte(c.in), []int{5})
+		if want := append([]int{5}, c.want...); !slices.Equal(got, want) {
+			t.Errorf("parseChildren(%q) = %v, want %v", c.in, got, want)
+		}
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	st, ok := parseStat([]byte("4242 (a) b (c)) Z 17 4000 3999 34816 4000 4194560 116 0 0 0\n"))
+	if want := (pstat{state: 'Z', ppid: 17, pgrp: 4000, sid: 3999}); !ok || st != want {
+		t.Errorf("parseStat = %+v %v, want %+v", st, ok, want)
+	}
+	st, ok = parseStat([]byte("1 (init) S 0 1 1\n"))
+	if want := (pstat{state: 'S', ppid: 0, pgrp: 1, sid: 1}); !ok || st != want {
+		t.Errorf("parseStat short = %+v %v, want %+v", st, ok, want)
+	}
+	for _, bad := range []string{"", "12 (x", "12 (x) S 1 2", "12 (x) S 1 two 3 4", "12 (x) SS 1 2 3 4"} {
+		if st, ok := parseStat([]byte(bad)); ok {
+			t.Errorf("parseStat(%q) = %+v, want failure", bad, st)
+		}
+	}
+	// Our own stat, read through the reaper's buffer.
+	r := newOrphanReaper("x", 0)
+	st, ok = r.readPstat(os.Getpid())
+	sid, _ := unix.Getsid(0)
+	if want := (pstat{state: st.state, ppid: os.Getppid(), pgrp: syscall.Getpgrp(), sid: sid}); !ok || st != want {
+		t.Errorf("readPstat(self) = %+v %v, want %+v", st, ok, want)
+	}
+}
+
+// The children list names exactly our live and zombie children, and nothing after Wait.
+func TestReaperChildrenList(t *testing.T) {
+	r := newOrphanReaper("x", 0)
+	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children"); err != nil {
+		t.Skipf("no children files (CONFIG_PROC_CHILDREN): %v", err)
+	}
+	live := exec.Command("sleep", "600")
+	dead := exec.Command("sh", "-c", "exit 7")
+	for _, c := range []*exec.Cmd{live, dead} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { _ = live.Process.Kill(); _ = live.Wait() }()
+	waitZombie(t, r, dead.Process.Pid)
+	pids, ok := r.children()
+	if !ok || !slices.Contains(pids, live.Process.Pid) || !slices.Contains(pids, dead.Process.Pid) {
+		t.Fatalf("children() = %v %v, want %d and %d among them", pids, ok, live.Process.Pid, dead.Process.Pid)
+	}
+	// The zombie is unmarked and outside the agent's groups: a sweep must leave it to os/exec.
+	r.sweep(false)
+	if err := dead.Wait(); err == nil || dead.ProcessState.ExitCode() != 7 {
+		t.Fatalf("os/exec's Wait after a sweep: %v (code %d), want exit status 7", err, dead.ProcessState.ExitCode())
+	}
+	_ = live.Process.Kill()
+	_ = live.Wait()
+	pids, _ = r.children()
+	if slices.Contains(pids, live.Process.Pid) || slices.Contains(pids, dead.Process.Pid) {
+		t.Errorf("children() after Wait = %v, still has %d or %d", pids, live.Process.Pid, dead.Process.Pid)
+	}
+}
+
+func waitZombie(t *testing.T, r *orphanReaper, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(evTimeout)
+	for {
+		if st, ok := r.readPstat(pid); ok && st.state == 'Z' {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d did not become a zombie", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// fakeAgentOrphans plays an agent (marked environment, own process group, reaped by os/exec)
+// that leaves n marked orphans, re-parented to the test process (a subreaper), which live
+// until the returned function is called. It returns the agent's and the orphans' pids.
+func fakeAgentOrphans(t *testing.T, nonce string, n int) (agent int, orphans []int, release func()) {
+	t.Helper()
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		t.Skipf("cannot become a subreaper: %v", err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An asynchronous list's stdin is /dev/null, so the orphan reads the pipe as fd 3.
+	script := strings.Repeat("cat <&3 >/dev/null 2>&1 & echo $!\n", n)
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Env = append(os.Environ(), agentMarkerVar+"="+nonce)
+	cmd.ExtraFiles = []*os.File{pr}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	if err := cmd.Wait(); err != nil {
+		pw.Close()
+		t.Fatalf("fake agent: %v", err)
+	}
+	for _, f := range strings.Fields(out.String()) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			pw.Close()
+			t.Fatalf("fake agent printed %q", out.String())
+		}
+		orphans = append(orphans, pid)
+	}
+	if len(orphans) != n {
+		pw.Close()
+		t.Fatalf("fake agent printed %q, want %d pids", out.String(), n)
+	}
+	t.Cleanup(func() {
+		pw.Close()
+		for _, pid := range orphans {
+			_ = unix.Kill(pid, unix.SIGKILL)
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(pid, &ws, 0, nil) // ECHILD once reaped by the reaper
+		}
+	})
+	return cmd.Process.Pid, orphans, func() { pw.Close() }
+}
+
+// fakeAgentOrphan is fakeAgentOrphans with one orphan.
+func fakeAgentOrphan(t *testing.T, nonce string) (agent, orphan int, release func()) {
+	t.Helper()
+	agent, orphans, release := fakeAgentOrphans(t, nonce, 1)
+	return agent, orphans[0], release
+}
+
+func waitGone(t *testing.T, pid int, sweep func()) {
+	t.Helper()
+	deadline := time.Now().Add(evTimeout)
+	for !procGone(pid) {
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+			t.Fatalf("orphan %d not reaped: %s", pid, b)
+		}
+		if sweep != nil {
+			sweep()
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A marked orphan re-parented to us is left alone while it lives and reaped once it exits,
+// both by the children-list sweep and by the full /proc scan it falls back to.
+func TestReaperSweepReapsOrphan(t *testing.T) {
+	for _, fullScan := range []bool{false, true} {
+		t.Run("fullScan="+strconv.FormatBool(fullScan), func(t *testing.T) {
+			nonce := newMarker()
+			agent, orphan, release := fakeAgentOrphan(t, nonce)
+			r := newOrphanReaper(nonce, agent)
+			r.noChildren = fullScan
+			r.sweep(false)
+			st, ok := r.readPstat(orphan)
+			if !ok || st.ppid != os.Getpid() || st.state == 'Z' || !r.marked(orphan) {
+				t.Fatalf("orphan %d: %+v %v, want a live marked child of %d", orphan, st, ok, os.Getpid())
+			}
+			if !r.seen[orphan] || !r.groups[st.pgrp] {
+				t.Errorf("sweep did not learn the live orphan: seen %v groups %v", r.seen, r.groups)
+			}
+			release()
+			waitGone(t, orphan, func() { r.sweep(false) })
+			if r.seen[orphan] {
+				t.Errorf("reaped orphan %d still in seen", orphan)
+			}
+		})
+	}
+}
+
+// run reaps orphans promptly after they exit, on their SIGCHLD: the periodic sweep is an hour
+// away, so only the signals can trigger it. Eight orphans exit at once: the signals of the
+// burst coalesce and the trailing sweep reaps those the first sweep found still alive.
+func TestReaperRunReapsOnSIGCHLD(t *testing.T) {
+	nonce := newMarker()
+	sigs := watchSIGCHLD()
+	agent, orphans, release := fakeAgentOrphans(t, nonce, 8)
+	r := newOrphanReaper(nonce, agent)
+	final, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		r.run(sigs, final, sweepGap, time.Hour)
+	}()
+	defer func() {
+		close(final)
+		<-done
+	}()
+	for _, pid := range orphans {
+		if procGone(pid) {
+			t.Fatalf("orphan %d gone before it was released", pid)
+		}
+	}
+	release()
+	for _, pid := range orphans {
+		waitGone(t, pid, nil)
+	}
+}
+
+// finish kills and reaps a live marked orphan (the agent is gone).
+func TestReaperFinishKillsOrphan(t *testing.T) {
+	nonce := newMarker()
+	agent, orphan, _ := fakeAgentOrphan(t, nonce)
+	r := newOrphanReaper(nonce, agent)
+	r.finish(evTimeout)
+	if !procGone(orphan) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(orphan) + "/stat")
+		t.Fatalf("orphan %d survived finish: %s", orphan, b)
+	}
+	var ws unix.WaitStatus
+	if _, err := unix.Wait4(orphan, &ws, unix.WNOHANG, nil); !errors.Is(err, unix.ECHILD) {
+		t.Errorf("wait4(%d) after finish: %v, want ECHILD", orphan, err)
+	}
+}
