@@ -8,12 +8,13 @@
 //   - Update never blocks: every acpclient call runs inside a tea.Cmd. Terminal input (SendKey,
 //     Paste, SendMouse) and Resize are called from Update directly because they are ordered and
 //     the terminals package guarantees they return promptly (its single writer goroutine).
-//   - Nothing but Bubble Tea writes to the real terminal. Agent text is sanitised (sanitize.go)
-//     before it is rendered, so no escape sequence from the agent reaches the tty.
+//   - Nothing but the screen (screen.go) writes to the real terminal; Bubble Tea runs without its
+//     renderer and only reads input. Agent text is sanitised (sanitize.go) before it is rendered,
+//     so no escape sequence from the agent reaches the tty.
 //   - Frames are built only on redrawMsg (at most one per frameInterval; output in panes the user
-//     is not typing into at most one per bgFrameInterval) and cached; View returns the cached
-//     frame, so an idle program writes nothing. No timer runs when idle: the spinner ticks only
-//     during a turn, pane clocks only while a terminal runs.
+//     is not typing into at most one per bgFrameInterval) and written by Update at once, diffed
+//     against the terminal, so an idle program writes nothing. No timer runs when idle: the
+//     spinner ticks only during a turn, pane clocks only while a terminal runs.
 //
 // Background delivery: acpclient events are forwarded in order by one goroutine (never dropped);
 // terminal screen changes arrive as a non-blocking wake (Wake) and are coalesced into redrawMsg.
@@ -24,10 +25,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/acpterm/acpterm/acpclient"
 	"github.com/acpterm/acpterm/config"
@@ -65,11 +73,6 @@ var ErrAgentExited = errors.New("agent exited")
 
 // frameInterval is the minimum time between two frames (≈60 frames/s).
 const frameInterval = 16 * time.Millisecond
-
-// rendererFPS is Bubble Tea's flush rate. Its ticker runs even when nothing changes (it compares
-// the cached view and writes nothing), so it sets the idle CPU floor: measured on the 2-vCPU
-// machine, 120 → 0.17 s, 60 → 0.11 s, 30 → 0.05 s of CPU per idle 10 s (docs/benchmarks.md).
-const rendererFPS = 60
 
 // pollInterval is how often pane versions are checked when no Wake is wired (ms-scale; only
 // while a pane is live).
@@ -129,33 +132,103 @@ func Run(ctx context.Context, o Options) error {
 	return nil
 }
 
-// runProgram runs m as a Bubble Tea program on in/out (nil: the process's stdin/stdout) with the
-// event bridge and the redraw loop, and returns when the program ends; both goroutines have
-// ended by then. extra options come last (tests pass tea.WithWindowSize when out is no tty).
+// runProgram runs m as a Bubble Tea program on in/out (nil: the process's stdin, or /dev/tty when
+// stdin is no terminal, and stdout) with the event bridge, the redraw loop and acpterm's screen
+// (screen.go; Bubble Tea's own renderer is off), and returns when the program ends; its
+// goroutines have ended and the user's terminal is restored by then. extra options come last
+// (tests pass tea.WithWindowSize when out is no tty).
 func runProgram(ctx context.Context, m *Model, events <-chan acpclient.Event, wake *Wake, in io.Reader, out io.Writer, extra ...tea.ProgramOption) (*Model, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts := append([]tea.ProgramOption{tea.WithContext(runCtx), tea.WithFPS(rendererFPS)}, extra...)
-	if in != nil {
-		opts = append(opts, tea.WithInput(in))
+	if in == nil {
+		in = os.Stdin
+		if !term.IsTerminal(os.Stdin.Fd()) {
+			tty, _, err := tea.OpenTTY()
+			if err != nil {
+				return nil, fmt.Errorf("opening the terminal: %w", err)
+			}
+			defer tty.Close()
+			in = tty
+		}
 	}
-	if out != nil {
-		opts = append(opts, tea.WithOutput(out))
+	if out == nil {
+		out = os.Stdout
 	}
+	env := os.Environ()
+	scr := newScreen(in, out, env)
+	m.scr = scr
+	opts := []tea.ProgramOption{tea.WithContext(runCtx), tea.WithoutRenderer(), tea.WithFPS(idleFPS),
+		tea.WithInput(in), tea.WithOutput(out), tea.WithEnvironment(env)}
+	if w, h := scr.size(); w > 0 && h > 0 {
+		opts = append(opts, tea.WithWindowSize(w, h))
+	}
+	opts = append(opts, extra...)
+	var queries []string
+	if shouldQuerySyncOutput(env) {
+		queries = append(queries, ansi.RequestModeSynchronizedOutput)
+	}
+	if m.theme == "auto" && !m.noColor {
+		queries = append(queries, ansi.RequestBackgroundColor)
+	}
+	if err := scr.start(queries...); err != nil {
+		return nil, err
+	}
+	defer scr.close()
 	p := tea.NewProgram(m, opts...)
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); forwardEvents(runCtx, events, p.Send) }()
 	var wakeCh <-chan struct{}
 	if wake != nil {
 		wakeCh = wake.ch
 	}
 	go func() { defer wg.Done(); redrawLoop(runCtx, wakeCh, m.dirty, p.Send) }()
+	go func() { defer wg.Done(); watchResize(runCtx, scr, p.Send) }()
 	final, err := p.Run()
 	cancel()
 	wg.Wait()
 	fm, _ := final.(*Model)
 	return fm, err
+}
+
+// idleFPS is the rate of Bubble Tea's renderer ticker, which runs even without a renderer (it
+// flushes Bubble Tea's queued terminal queries, of which acpterm sends none): once a second.
+const idleFPS = 1
+
+// watchResize reports the terminal's new size as a tea.WindowSizeMsg on every SIGWINCH until ctx
+// ends (Bubble Tea does this only with its own renderer). Nothing happens when out is no tty.
+func watchResize(ctx context.Context, scr *screen, send func(tea.Msg)) {
+	if !scr.outTTY {
+		return
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGWINCH)
+	defer signal.Stop(sig)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sig:
+			if w, h := scr.size(); w > 0 && h > 0 {
+				send(tea.WindowSizeMsg{Width: w, Height: h})
+			}
+		}
+	}
+}
+
+// shouldQuerySyncOutput reports whether to ask the terminal about synchronized output (mode
+// 2026): not over SSH and not in Apple's Terminal, which answers slowly or wrongly (the same
+// rule as Bubble Tea's).
+func shouldQuerySyncOutput(env []string) bool {
+	e := uv.Environ(env)
+	termType := e.Getenv("TERM")
+	prog, okProg := e.LookupEnv("TERM_PROGRAM")
+	_, okSSH := e.LookupEnv("SSH_TTY")
+	_, okWT := e.LookupEnv("WT_SESSION")
+	return (!okProg && !okSSH) || okWT || (okProg && !strings.Contains(prog, "Apple") && !okSSH) ||
+		strings.Contains(termType, "ghostty") || strings.Contains(termType, "wezterm") ||
+		strings.Contains(termType, "alacritty") || strings.Contains(termType, "kitty") ||
+		strings.Contains(termType, "rio")
 }
 
 // forwardEvents delivers every acpclient event to the program, in order, until the channel closes

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/acpterm/acpterm/acpclient"
 	"github.com/acpterm/acpterm/permissions"
@@ -77,7 +78,10 @@ type Model struct {
 	dark, noColor     bool
 	width, height     int
 	canvas            *lipgloss.Canvas
-	frame             string
+	frame             string // the last frame as text; built only without a screen (tests)
+	frameGen          uint64 // counts frames built
+	drawnGen          uint64 // the frame the screen shows
+	scr               *screen
 	cursor            *tea.Cursor
 	needFrame         bool
 	lay               layout
@@ -231,49 +235,83 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) Init() tea.Cmd {
 	m.tickArmed = false // ticks armed before the program ran were never scheduled
 	cmds := []tea.Cmd{m.nextPrompt(), m.armTick()}
-	if m.theme == "auto" && !m.noColor {
-		cmds = append(cmds, tea.RequestBackgroundColor)
+	if m.theme == "auto" && !m.noColor && m.scr == nil {
+		cmds = append(cmds, tea.RequestBackgroundColor) // with a screen, its start asks
 	}
 	return tea.Batch(cmds...)
 }
 
-// Update implements tea.Model: a dispatcher by message family.
+// Update implements tea.Model: it dispatches msg by message family, then shows the frame if a
+// new one was built (present).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.present()
+	return m, cmd
+}
+
+// present writes the last frame built to the screen, at once, if the screen does not show it
+// yet, and the window title if it changed. Without a screen (tests) it does nothing.
+func (m *Model) present() {
+	if m.scr == nil {
+		return
+	}
+	m.scr.setTitle(m.windowTitle)
+	if m.drawnGen != m.frameGen && m.canvas != nil {
+		m.scr.draw(m.canvas, m.cursor)
+		m.drawnGen = m.frameGen
+	}
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		if m.scr != nil {
+			m.scr.setSize(msg.Width, msg.Height)
+		}
 		m.markDirty()
-		return m, nil
+		return nil
+	case tea.ColorProfileMsg:
+		if m.scr != nil {
+			m.scr.setProfile(msg.Profile)
+			m.markDirty()
+		}
+		return nil
+	case tea.ModeReportMsg:
+		if m.scr != nil && msg.Mode == ansi.ModeSynchronizedOutput && msg.Value == ansi.ModeReset {
+			m.scr.syncd = true // supported and off: frames are wrapped in it from now on
+		}
+		return nil
 	case tea.BackgroundColorMsg:
 		if m.theme == "auto" && msg.IsDark() != m.dark {
 			m.dark = msg.IsDark()
 			m.applyTheme()
 			m.markDirty()
 		}
-		return m, nil
+		return nil
 	case redrawMsg:
-		return m, m.redraw()
+		return m.redraw()
 	case bgRedrawMsg:
 		m.bgRedrawArmed = false
-		return m, m.redraw()
+		return m.redraw()
 	case tickMsg:
-		return m, m.onTick(msg)
+		return m.onTick(msg)
 	case acpEventMsg:
-		return m, m.handleEvent(msg.ev)
+		return m.handleEvent(msg.ev)
 	case eventsClosedMsg:
 		m.closed = true
 		m.busy = false
 		m.markDirty()
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
-		return m, m.handleKey(normKey(msg))
+		return m.handleKey(normKey(msg))
 	case tea.PasteMsg:
-		return m, m.handlePaste(msg.Content)
+		return m.handlePaste(msg.Content)
 	case tea.MouseMsg:
-		return m, m.handleMouse(msg)
+		return m.handleMouse(msg)
 	case cmdErrMsg:
 		m.addBanner("error", msg.what+": "+msg.err.Error())
-		return m, nil
+		return nil
 	case grantsMsg:
 		if msg.err != nil {
 			m.addBanner("error", "revoke "+msg.id+": "+msg.err.Error())
@@ -281,12 +319,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.grantList = msg.list
 		m.grantSel = min(m.grantSel, max(len(m.grantList)-1, 0))
 		m.markDirty()
-		return m, nil
+		return nil
 	case killDoneMsg:
 		if msg.err != nil {
 			m.addBanner("error", "kill "+msg.label+": "+msg.err.Error())
 		}
-		return m, nil
+		return nil
 	case pagerDoneMsg:
 		if msg.path != "" {
 			_ = os.Remove(msg.path)
@@ -295,9 +333,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.addBanner("error", "pager: "+msg.err.Error())
 		}
 		m.markDirty()
-		return m, nil
+		return nil
 	}
-	return m, nil
+	return nil
 }
 
 // addBanner shows a message in the conversation after the current last item.
@@ -335,7 +373,12 @@ func (m *Model) redraw() tea.Cmd {
 	}
 	m.needFrame = false
 	m.lastFrameAt = m.now()
-	m.frame, m.cursor = m.render()
+	var text string
+	text, m.cursor = m.render(m.scr == nil)
+	if m.scr == nil {
+		m.frame = text
+	}
+	m.frameGen++
 	return nil
 }
 
@@ -407,7 +450,9 @@ func (m *Model) onTick(t tickMsg) tea.Cmd {
 	return tea.Batch(m.redraw(), m.armTick())
 }
 
-// View implements tea.Model; it returns the cached frame built on the last redrawMsg.
+// View implements tea.Model; it returns the last frame as text (built only without a screen, for
+// tests). The program runs without Bubble Tea's renderer, so this view is not what is shown:
+// Update writes frames through the screen (present).
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.frame)
 	v.AltScreen = true

@@ -12,9 +12,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// render builds a whole frame on the persistent canvas and returns it with the cursor to show
-// (nil: hidden). Only Update calls it (via redraw).
-func (m *Model) render() (string, *tea.Cursor) {
+// render builds a whole frame on the persistent canvas (m.canvas) and returns the cursor to show
+// (nil: hidden) and, when text is set, the frame as a string. Only Update calls it (via redraw).
+func (m *Model) render(text bool) (string, *tea.Cursor) {
 	if m.width <= 0 || m.height <= 0 {
 		return "", nil
 	}
@@ -88,6 +88,9 @@ func (m *Model) render() (string, *tea.Cursor) {
 		}
 	}
 	m.lastPaneVersions = m.paneVersions()
+	if !text {
+		return "", cursor
+	}
 	return c.Render(), cursor
 }
 

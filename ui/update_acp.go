@@ -62,7 +62,11 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 		}
 		if m.pendingBellFor != e.ID {
 			m.pendingBellFor = e.ID
-			cmds = append(cmds, tea.Raw("\a"))
+			if m.scr != nil {
+				m.scr.bell()
+			} else {
+				cmds = append(cmds, tea.Raw("\a"))
+			}
 		}
 	case acpclient.PermissionResolved:
 		delete(m.answered, e.ID)

@@ -206,7 +206,7 @@ func (m *Model) pageText(name, text string) tea.Cmd {
 	argv := pagerArgv(os.Getenv("PAGER"))
 	cmd := exec.Command(argv[0], append(argv[1:], f.Name())...)
 	path := f.Name()
-	return tea.ExecProcess(cmd, func(err error) tea.Msg { return pagerDoneMsg{path: path, err: err} })
+	return m.execCmd(cmd, func(err error) tea.Msg { return pagerDoneMsg{path: path, err: err} })
 }
 
 // pagerArgv splits $PAGER into words (whitespace only; no shell); empty means "less -R".

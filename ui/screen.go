@@ -1,0 +1,322 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os/exec"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
+)
+
+// screen is acpterm's renderer: it owns the user's terminal while the program runs and writes
+// each frame the moment Update built it, diffed against what is on the terminal (ultraviolet's
+// TerminalRenderer, the same cell differ Bubble Tea's own renderer uses).
+//
+// Why not Bubble Tea's renderer: it flushes on a fixed ticker (tea.WithFPS), so a frame waits
+// up to 1/fps for the next tick (≈8 ms on average at 60 fps, most of acpterm's key-to-screen
+// latency in a focused pane) and the ticker wakes the process 60 times a second even when
+// nothing changed (most of its idle CPU). The program therefore runs with tea.WithoutRenderer
+// and a 1 frame/s ticker that has nothing to flush; frames are already coalesced to at most
+// one per frameInterval by redrawLoop, and nothing is written when nothing changed.
+//
+// What it sets up on start and undoes on close and around an external program ($PAGER):
+// raw mode on the input tty, the alternate screen, a hidden cursor (shown where the frame puts
+// it), bracketed paste, mouse cell motion with SGR encoding, modifyOtherKeys 2 and the kitty
+// keyboard protocol (flags 1: disambiguate), the window title. It queries synchronized output
+// (mode 2026) and uses it when the terminal reports it. All methods run on Bubble Tea's event
+// loop goroutine (Update, and p.exec for the pager) or after the program ended; none blocks
+// except on the terminal write itself.
+type screen struct {
+	out     io.Writer
+	env     []string
+	inFd    uintptr
+	inTTY   bool // the input is a terminal: raw mode is ours to set and restore
+	outFd   uintptr
+	outTTY  bool
+	noInput bool // no input stream: keyboard protocol changes would leak query answers
+
+	saved   *term.State // termios of the input before raw mode; nil when not in raw mode
+	r       *uv.TerminalRenderer
+	pending bytes.Buffer // what r renders, wrapped before it is written
+	cells   uv.ScreenBuffer
+	width   int
+	height  int
+	profile colorprofile.Profile
+	syncd   bool // the terminal supports synchronized output (mode 2026)
+	active  bool // started and not closed or suspended
+	shown   *tea.Cursor
+	title   string
+	err     error // first write error; nothing more is written after it
+}
+
+// newScreen prepares a screen for in/out (nil in: no input). env is the program's environment
+// (TERM selects the renderer's capabilities; colour is detected from out and env).
+func newScreen(in io.Reader, out io.Writer, env []string) *screen {
+	s := &screen{out: out, env: env, noInput: in == nil, profile: colorprofile.Detect(out, env)}
+	if f, ok := in.(term.File); ok && term.IsTerminal(f.Fd()) {
+		s.inFd, s.inTTY = f.Fd(), true
+	}
+	if f, ok := out.(term.File); ok && term.IsTerminal(f.Fd()) {
+		s.outFd, s.outTTY = f.Fd(), true
+	}
+	if s.outTTY {
+		if w, h, err := term.GetSize(s.outFd); err == nil {
+			s.width, s.height = w, h
+		}
+	}
+	return s
+}
+
+// size returns the terminal's size in cells, or 0, 0 when out is not a terminal.
+func (s *screen) size() (int, int) {
+	if !s.outTTY {
+		return 0, 0
+	}
+	w, h, err := term.GetSize(s.outFd)
+	if err != nil {
+		return 0, 0
+	}
+	return w, h
+}
+
+// write sends b to the terminal; after the first error it writes nothing more.
+func (s *screen) write(b []byte) {
+	if s.err != nil || len(b) == 0 {
+		return
+	}
+	if _, err := s.out.Write(b); err != nil {
+		s.err = err
+	}
+}
+
+// newRenderer returns a cell differ that assumes nothing about the screen (the first frame is
+// drawn whole).
+func (s *screen) newRenderer() {
+	s.pending.Reset()
+	r := uv.NewTerminalRenderer(&s.pending, s.env)
+	r.SetColorProfile(s.profile)
+	r.SetTabStops(-1)
+	r.SetBackspace(false)
+	// In raw mode the tty does not map \n to \r\n; on a pipe (tests) it is taken as if it did.
+	r.SetMapNewline(!s.inTTY)
+	r.SetScrollOptim(true)
+	r.SetFullscreen(true)
+	r.SetRelativeCursor(false)
+	if s.width > 0 && s.height > 0 {
+		r.Resize(s.width, s.height)
+	}
+	r.Erase()
+	s.r = r
+	s.shown = nil
+}
+
+// start enters raw mode and the alternate screen and enables the input modes. queries are
+// terminal queries to send with it (their answers arrive as messages through Bubble Tea's input
+// reader). It returns an error only when raw mode cannot be entered.
+func (s *screen) start(queries ...string) error {
+	if s.inTTY && s.saved == nil {
+		st, err := term.MakeRaw(s.inFd)
+		if err != nil {
+			return fmt.Errorf("entering raw mode on the terminal: %w", err)
+		}
+		s.saved = st
+	}
+	s.newRenderer()
+	var b bytes.Buffer
+	b.WriteString(ansi.SetModeAltScreenSaveCursor)
+	b.WriteString(ansi.ResetModeTextCursorEnable)
+	b.WriteString(ansi.SetModeBracketedPaste)
+	b.WriteString(ansi.SetModeMouseButtonEvent + ansi.SetModeMouseExtSgr)
+	if !s.noInput {
+		b.WriteString(ansi.SetModifyOtherKeys2)
+		b.WriteString(ansi.PushKittyKeyboard(1))
+	}
+	if s.title != "" {
+		b.WriteString(ansi.SetWindowTitle(s.title))
+	}
+	if !s.noInput {
+		for _, q := range queries {
+			b.WriteString(q)
+		}
+	}
+	s.write(b.Bytes())
+	s.active = true
+	return nil
+}
+
+// stop undoes start: modes off, cursor shown, main screen back, termios restored. With final
+// the window title is cleared too (it is kept across a suspension).
+func (s *screen) stop(final bool) {
+	if s.active {
+		s.active = false
+		var b bytes.Buffer
+		if !s.noInput {
+			b.WriteString(ansi.ResetModifyOtherKeys)
+			b.WriteString(ansi.PopKittyKeyboard(1))
+		}
+		b.WriteString(ansi.ResetModeMouseButtonEvent + ansi.ResetModeMouseAnyEvent + ansi.ResetModeMouseExtSgr)
+		b.WriteString(ansi.ResetModeBracketedPaste)
+		if s.syncd {
+			b.WriteString(ansi.ResetModeSynchronizedOutput)
+		}
+		b.WriteString(ansi.SetModeTextCursorEnable)
+		b.WriteString(ansi.ResetModeAltScreenSaveCursor)
+		if final && s.title != "" {
+			b.WriteString(ansi.SetWindowTitle(""))
+		}
+		s.write(b.Bytes())
+	}
+	if s.saved != nil {
+		_ = term.Restore(s.inFd, s.saved)
+		s.saved = nil
+	}
+}
+
+// close restores the user's terminal for good (idempotent).
+func (s *screen) close() { s.stop(true) }
+
+// suspend gives the terminal to another program (the pager); resume takes it back and makes the
+// next frame repaint the whole screen.
+func (s *screen) suspend() { s.stop(false) }
+
+func (s *screen) resume() error { return s.start() }
+
+// setSize records a new terminal size (cells); the next frame repaints the whole screen.
+func (s *screen) setSize(w, h int) {
+	if w == s.width && h == s.height {
+		return
+	}
+	s.width, s.height = w, h
+	if s.r != nil {
+		s.r.Resize(w, h)
+		s.r.Erase()
+	}
+}
+
+// setProfile sets the colour profile frames are downsampled to (Bubble Tea's detection).
+func (s *screen) setProfile(p colorprofile.Profile) {
+	s.profile = p
+	if s.r != nil {
+		s.r.SetColorProfile(p)
+		s.r.Erase()
+	}
+}
+
+// setTitle sets the window title (OSC 2), written at once when it changed.
+func (s *screen) setTitle(t string) {
+	if t == s.title {
+		return
+	}
+	s.title = t
+	if s.active {
+		s.write([]byte(ansi.SetWindowTitle(t)))
+	}
+}
+
+// bell rings the terminal bell at once.
+func (s *screen) bell() {
+	if s.active {
+		s.write([]byte{'\a'})
+	}
+}
+
+// draw shows src (a whole frame, drawn from cell (0,0)) with the cursor at cur (nil: hidden),
+// writing only the cells that differ from what the terminal shows, in one write.
+func (s *screen) draw(src uv.Drawable, cur *tea.Cursor) {
+	if !s.active || s.width <= 0 || s.height <= 0 {
+		return
+	}
+	if s.cells.RenderBuffer == nil {
+		s.cells = uv.NewScreenBuffer(s.width, s.height)
+	} else if s.cells.Width() != s.width || s.cells.Height() != s.height {
+		s.cells.Resize(s.width, s.height)
+		s.cells.Clear()
+	}
+	src.Draw(s.cells, s.cells.Bounds())
+	s.r.Render(s.cells.RenderBuffer)
+	if cur != nil {
+		s.r.MoveTo(cur.X, cur.Y)
+	}
+	_ = s.r.Flush() // into s.pending; cannot fail
+
+	hasUpdates := s.pending.Len() > 0
+	wasShown := s.shown != nil
+	show := cur != nil
+	moved := show && wasShown && (cur.X != s.shown.X || cur.Y != s.shown.Y)
+	if !hasUpdates && show == wasShown && !moved {
+		return
+	}
+	var b bytes.Buffer
+	if s.syncd && hasUpdates {
+		b.WriteString(ansi.SetModeSynchronizedOutput)
+	}
+	// Hide the cursor while cells are painted so it does not flicker across the screen.
+	if wasShown && (hasUpdates || !show) {
+		b.WriteString(ansi.ResetModeTextCursorEnable)
+	}
+	b.Write(s.pending.Bytes())
+	s.pending.Reset()
+	if show && (hasUpdates || !wasShown || moved) {
+		b.WriteString(ansi.SetModeTextCursorEnable)
+	}
+	if s.syncd && hasUpdates {
+		b.WriteString(ansi.ResetModeSynchronizedOutput)
+	}
+	s.write(b.Bytes())
+	if show {
+		c := *cur
+		s.shown = &c
+	} else {
+		s.shown = nil
+	}
+}
+
+// screenExec runs an external program (the pager) on the user's terminal: the screen is
+// suspended around it. It implements tea.ExecCommand (Bubble Tea stops its input reader
+// before Run and restarts it after).
+type screenExec struct {
+	*exec.Cmd
+	scr *screen
+}
+
+// Run suspends the screen, runs the command and takes the terminal back.
+func (c *screenExec) Run() error {
+	c.scr.suspend()
+	err := c.Cmd.Run()
+	if rerr := c.scr.resume(); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// SetStdin, SetStdout and SetStderr give the command the program's streams unless it has its own.
+func (c *screenExec) SetStdin(r io.Reader) {
+	if c.Stdin == nil {
+		c.Stdin = r
+	}
+}
+
+func (c *screenExec) SetStdout(w io.Writer) {
+	if c.Stdout == nil {
+		c.Stdout = w
+	}
+}
+
+func (c *screenExec) SetStderr(w io.Writer) {
+	if c.Stderr == nil {
+		c.Stderr = w
+	}
+}
+
+// execCmd returns the command that runs cmd on the terminal, then delivers done's message.
+func (m *Model) execCmd(cmd *exec.Cmd, done tea.ExecCallback) tea.Cmd {
+	if m.scr == nil {
+		return tea.ExecProcess(cmd, done)
+	}
+	return tea.Exec(&screenExec{Cmd: cmd, scr: m.scr}, done)
+}
