@@ -17,6 +17,7 @@ import (
 func startDemo(t *testing.T, e *testEnv, prompts ...string) *tmux {
 	t.Helper()
 	tm := startTmux(t, e, 160, 48)
+	tm.shell("stty -g > " + shellQuote(filepath.Join(e.home, "stty.before")))
 	args := []string{"--demo", "--cwd", e.project}
 	for _, p := range prompts {
 		args = append(args, "--prompt", p)
@@ -41,7 +42,73 @@ func quit(t *testing.T, e *testEnv, tm *tmux, wantCode int) {
 		t.Fatalf("alternate screen after quit = %q, want 0", got)
 	}
 	tm.waitFor("e2e$")
+	checkRestored(t, e, tm)
 	e.waitNoLeftovers(t)
+}
+
+// checkRestored checks that the terminal is as acpterm found it: the same termios (stty -g, saved
+// by startDemo), the cursor shown, no mouse reporting left on.
+func checkRestored(t *testing.T, e *testEnv, tm *tmux) {
+	t.Helper()
+	for f, want := range map[string]string{"#{cursor_flag}": "1", "#{mouse_any_flag}": "0", "#{mouse_button_flag}": "0",
+		"#{mouse_sgr_flag}": "0", "#{mouse_standard_flag}": "0"} {
+		if got := tm.format(f); got != want {
+			t.Errorf("%s after quit = %q, want %q", f, got, want)
+		}
+	}
+	before, err := os.ReadFile(filepath.Join(e.home, "stty.before"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := filepath.Join(e.home, "stty.after")
+	tm.shell("stty -g > " + shellQuote(after+".tmp") + " && mv " + shellQuote(after+".tmp") + " " + shellQuote(after))
+	var got []byte
+	tm.waitUntil("stty -g after quit", func(string) bool { got, err = os.ReadFile(after); return err == nil })
+	if string(got) != string(before) {
+		t.Errorf("termios after quit (stty -g) = %q, want %q as before", got, before)
+	}
+}
+
+// TestTUIPagerSuspendsAndResumes: ctrl+o opens the selected pane's transcript in $PAGER on the
+// main screen in cooked mode; when the pager ends, the TUI takes the screen back and repaints.
+func TestTUIPagerSuspendsAndResumes(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask"))
+	pager := filepath.Join(e.home, "pager.sh")
+	// The pager reports whether the tty is in canonical mode, shows the transcript and waits.
+	script := "#!/bin/sh\necho \"pager-running $(stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon)\"\ncat \"$1\"\nread x\n"
+	if err := os.WriteFile(pager, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tm := startTmux(t, e, 160, 48)
+	tm.shell("stty -g > " + shellQuote(filepath.Join(e.home, "stty.before")))
+	tm.shell("clear; PAGER=" + shellQuote(pager) + " " + shellQuote(binary) + " --demo --cwd " + shellQuote(e.project) +
+		" --prompt color; echo \"acpterm-exit=$?\"")
+	tm.waitMatch(regexp.MustCompile(`terminal \S+ exit 0: red green`))
+	tm.keys("C-o")
+	screen := tm.waitFor("pager-running")
+	if !strings.Contains(screen, "pager-running icanon") {
+		t.Errorf("the pager did not get a cooked tty:\n%s", screen)
+	}
+	if !strings.Contains(screen, "red green yellow blue") {
+		t.Errorf("the pager did not show the transcript:\n%s", screen)
+	}
+	if got := tm.format("#{alternate_on}"); got != "0" {
+		t.Errorf("alternate screen while the pager runs = %q, want 0", got)
+	}
+	if got := tm.format("#{mouse_button_flag}"); got != "0" {
+		t.Errorf("mouse reporting while the pager runs = %q, want 0", got)
+	}
+	tm.keys("Enter")
+	tm.waitGone("pager-running")
+	screen = tm.waitFor("session demo-1")
+	if got := tm.format("#{alternate_on}"); got != "1" {
+		t.Errorf("alternate screen after the pager = %q, want 1", got)
+	}
+	if !strings.Contains(screen, "Print colours") || !strings.Contains(screen, "│red green yellow") {
+		t.Errorf("the TUI did not repaint after the pager:\n%s", screen)
+	}
+	quit(t, e, tm, 0)
 }
 
 func TestTUIStreamThenQuitRestoresTerminal(t *testing.T) {
