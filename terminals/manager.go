@@ -17,6 +17,9 @@ type ManagerOptions struct {
 	// when a screen changed, a terminal exited or was released; callers
 	// coalesce. Nil: no notifications.
 	OnChange func(id string)
+	// BackgroundRate is how fast a background terminal's output is read (Terminal.SetBackground),
+	// in bytes per second; bursts of BackgroundRate/16 are read at once. 0 → 4 MiB/s.
+	BackgroundRate int
 }
 
 // Manager starts terminals and keeps track of them. Creating one makes the
@@ -40,6 +43,9 @@ func NewManager(o ManagerOptions) *Manager {
 	_ = becomeSubreaper()
 	if o.MaxLive <= 0 {
 		o.MaxLive = DefaultMaxLive
+	}
+	if o.BackgroundRate <= 0 {
+		o.BackgroundRate = DefaultBackgroundRate
 	}
 	g := o.KillGrace
 	if g <= 0 {

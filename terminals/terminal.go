@@ -83,6 +83,8 @@ type Terminal struct {
 	inClosed bool
 	inWake   chan struct{}
 
+	background atomic.Bool // read at most backgroundRate (SetBackground)
+
 	// output backlog → feeder goroutine
 	blMu     sync.Mutex
 	backlog  []byte
@@ -309,10 +311,17 @@ func (t *Terminal) reader() {
 		wake(t.blWake)
 	}()
 	buf := make([]byte, 32<<10)
+	var pace pacer
 	for {
 		n, err := t.ptmx.Read(buf)
 		if n > 0 {
 			t.consume(buf[:n])
+			if t.background.Load() {
+				rate := t.m.o.BackgroundRate
+				pace.take(n, rate, rate/16)
+			} else {
+				pace.reset()
+			}
 		}
 		if err == nil {
 			continue
@@ -654,6 +663,56 @@ func (t *Terminal) Wait(ctx context.Context) (ExitStatus, error) {
 		return ExitStatus{}, ctx.Err()
 	}
 }
+
+// DefaultBackgroundRate is how fast a background terminal's output is read when
+// ManagerOptions.BackgroundRate is 0, in bytes per second (4 MiB/s).
+//
+// Background flow control: while a terminal is in the background (SetBackground), its output
+// is read at most BackgroundRate bytes/s on average, after a burst of BackgroundRate/16 bytes.
+// The rest waits in the kernel's PTY buffer, so a program that writes faster blocks in
+// write(2), as on a slow terminal: nothing is lost, the program only runs slower. Measured on
+// 2 vCPUs (docs/benchmarks.md, ui): three `cat` floods read at full speed take both cores and
+// a keystroke echoed in a fourth pane needs ~48 ms to reach the screen; at 4 MiB/s each, 22 ms.
+const DefaultBackgroundRate = 4 << 20
+
+// SetBackground marks the terminal as one the user is not interacting with (true) or lifts
+// that (false). A background terminal's output is read at most ManagerOptions.BackgroundRate
+// (default 4 MiB/s) after a burst of a sixteenth of that: under a flood, its program and the
+// reader then leave the CPU to the terminal the user types into (the UI sets this for every
+// pane but the focused one while a pane has the keyboard). Output slower than that is not
+// affected. Reading at full speed resumes at the next read after SetBackground(false). Safe to
+// call at any time, any number of times, also after exit.
+func (t *Terminal) SetBackground(on bool) { t.background.Store(on) }
+
+// pacer is a token bucket for the reader: take sleeps while more than burst bytes beyond rate
+// bytes/s were read. Only the reader goroutine uses it.
+type pacer struct {
+	tokens float64 // bytes that may still be read without sleeping
+	last   time.Time
+}
+
+// minPaceSleep keeps the reader's sleeps long enough to be worth a timer.
+const minPaceSleep = 2 * time.Millisecond
+
+func (p *pacer) take(n, rate, burst int) {
+	now := time.Now()
+	if p.last.IsZero() {
+		p.tokens = float64(burst)
+	} else {
+		p.tokens = min(p.tokens+now.Sub(p.last).Seconds()*float64(rate), float64(burst))
+	}
+	p.last = now
+	p.tokens -= float64(n)
+	if p.tokens >= 0 {
+		return
+	}
+	if d := time.Duration(-p.tokens / float64(rate) * float64(time.Second)); d >= minPaceSleep {
+		time.Sleep(d)
+	}
+}
+
+// reset forgets the bucket (the terminal left the background).
+func (p *pacer) reset() { p.last = time.Time{} }
 
 // Kill ends the command: SIGTERM to its process group, then SIGKILL once
 // the group is still alive after the grace period (StartOptions.KillGrace or

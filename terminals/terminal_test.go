@@ -564,3 +564,48 @@ func TestKillStoppedProcess(t *testing.T) {
 	}
 	_ = term.Release()
 }
+
+// A background terminal's output is read at ManagerOptions.BackgroundRate: the program blocks
+// in write(2) meanwhile, and nothing is lost. The bound checked is a lower one (the run takes at
+// least the paced time), which a slow machine cannot break.
+func TestBackgroundReadsAtTheBackgroundRate(t *testing.T) {
+	const rate = 64 << 10 // bytes/s; bursts of rate/16 = 4 KiB
+	h := newMgr(t, ManagerOptions{BackgroundRate: rate})
+	term := h.start(t, StartOptions{ShellLine: "read go; seq 1 20000"})
+	term.SetBackground(true)
+	t0 := time.Now()
+	if err := term.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, term)
+	elapsed := time.Since(t0)
+	out := term.Output()
+	var want strings.Builder
+	want.WriteString("\n") // the echo of the typed newline
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	if out.Text != want.String() || out.Truncated {
+		t.Fatalf("output: %d bytes (truncated %v), want %d", len(out.Text), out.Truncated, want.Len())
+	}
+	read := len(out.Text) + strings.Count(out.Text, "\n") // the PTY sends \r\n
+	// Unpaced: the burst, a deficit below minPaceSleep, and what the kernel still buffered when
+	// the program exited (read at once: an exited program cannot be slowed down; at most the
+	// 64 KiB flip buffer and the 4 KiB line discipline buffer).
+	unpaced := rate/16 + rate*int(minPaceSleep)/int(time.Second) + 68<<10
+	floor := time.Duration(float64(read-unpaced) / rate * float64(time.Second))
+	if elapsed < floor {
+		t.Fatalf("%d bytes read in %v, faster than %d B/s allows (%v)", read, elapsed, rate, floor)
+	}
+	// Back in the foreground, the next output is read without pacing; it completes.
+	term2 := h.start(t, StartOptions{ShellLine: "read go; seq 1 20000"})
+	term2.SetBackground(true)
+	term2.SetBackground(false)
+	if err := term2.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, term2)
+	if got := term2.Output().Text; got != want.String() {
+		t.Fatalf("foreground output: %d bytes, want %d", len(got), want.Len())
+	}
+}
