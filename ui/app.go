@@ -11,10 +11,11 @@
 //   - Nothing but the screen (screen.go) writes to the real terminal; Bubble Tea runs without its
 //     renderer and only reads input. Agent text is sanitised (sanitize.go) before it is rendered,
 //     so no escape sequence from the agent reaches the tty.
-//   - Frames are built only on redrawMsg (at most one per frameInterval; output in panes the user
-//     is not typing into at most one per bgFrameInterval) and written by Update at once, diffed
-//     against the terminal, so an idle program writes nothing. No timer runs when idle: the
-//     spinner ticks only during a turn, pane clocks only while a terminal runs.
+//   - Frames are built only on redrawMsg (≈ one per frameInterval, in bursts of frameBurst;
+//     output in panes the user is not typing into at most one per bgFrameInterval) and written by
+//     Update at once, diffed against the terminal, so an idle program writes nothing. No timer
+//     runs when idle: the spinner ticks only during a turn, pane clocks only while a terminal
+//     runs.
 //
 // Background delivery: acpclient events are forwarded in order by one goroutine (never dropped);
 // terminal screen changes arrive as a non-blocking wake (Wake) and are coalesced into redrawMsg.
@@ -71,8 +72,12 @@ type Options struct {
 // own (the session could not continue); the error wraps the exit status text.
 var ErrAgentExited = errors.New("agent exited")
 
-// frameInterval is the minimum time between two frames (≈60 frames/s).
-const frameInterval = 16 * time.Millisecond
+// frameInterval is the average time between frames under continuous change (≈60 frames/s);
+// frameBurst frames may follow each other at once after a quiet spell (redrawLoop).
+const (
+	frameInterval = 16 * time.Millisecond
+	frameBurst    = 3
+)
 
 // pollInterval is how often pane versions are checked when no Wake is wired (ms-scale; only
 // while a pane is live).
@@ -248,19 +253,17 @@ func forwardEvents(ctx context.Context, ch <-chan acpclient.Event, send func(tea
 	}
 }
 
-// redrawLoop turns wakes (pane changes) and model-side dirty signals into at most one redrawMsg
-// per frameInterval. The first wake after an idle period is delivered at once, so a single
-// keystroke echo is not delayed. With wake == nil only model-side signals arrive here.
+// redrawLoop turns wakes (pane changes) and model-side dirty signals into redrawMsgs: at most
+// frameBurst back to back, then one per frameInterval (a token bucket of frames). After a quiet
+// spell a change is drawn at once, and so is the rest of it when it arrives in pieces a moment
+// later (a typed word echoed by the PTY a byte at a time), instead of waiting a whole interval;
+// a flood still gets ≤ 1/frameInterval frames on average. With wake == nil only model-side
+// signals arrive here.
 func redrawLoop(ctx context.Context, wake <-chan struct{}, dirty <-chan struct{}, send func(tea.Msg)) {
-	var last time.Time
+	budget := newFrameBudget(time.Now())
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	pending := false
-	fire := func() {
-		pending = false
-		last = time.Now()
-		send(redrawMsg{})
-	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -269,17 +272,37 @@ func redrawLoop(ctx context.Context, wake <-chan struct{}, dirty <-chan struct{}
 		case <-wake:
 		case <-dirty:
 		case <-timer.C:
-			fire()
-			continue
+			pending = false
 		}
 		if pending {
 			continue
 		}
-		if wait := frameInterval - time.Since(last); wait > 0 {
+		if wait := budget.take(time.Now()); wait > 0 {
 			pending = true
 			timer.Reset(wait)
 			continue
 		}
-		fire()
+		send(redrawMsg{})
 	}
+}
+
+// frameBudget is redrawLoop's token bucket: frameBurst frames, refilled at one per
+// frameInterval.
+type frameBudget struct {
+	tokens float64
+	last   time.Time
+}
+
+func newFrameBudget(now time.Time) frameBudget { return frameBudget{tokens: frameBurst, last: now} }
+
+// take spends a frame at now and returns 0, or returns how long to wait until one is available
+// (spending nothing; call take again then).
+func (b *frameBudget) take(now time.Time) time.Duration {
+	b.tokens = min(b.tokens+float64(now.Sub(b.last))/float64(frameInterval), frameBurst)
+	b.last = now
+	if b.tokens < 1 {
+		return time.Duration((1 - b.tokens) * float64(frameInterval))
+	}
+	b.tokens--
+	return 0
 }

@@ -111,6 +111,45 @@ func TestRedrawLoopCoalescesAndStops(t *testing.T) {
 	<-done
 }
 
+func TestFrameBudgetBurstsThenPaces(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := newFrameBudget(t0)
+	// After a quiet spell: frameBurst frames at once (a word echoed in pieces is drawn whole).
+	for i := 0; i < frameBurst; i++ {
+		if wait := b.take(t0); wait != 0 {
+			t.Fatalf("frame %d of the burst waits %v", i+1, wait)
+		}
+	}
+	if wait := b.take(t0); wait != frameInterval {
+		t.Fatalf("frame after the burst waits %v, want %v", wait, frameInterval)
+	}
+	// Half an interval later, half of one is left to wait.
+	if wait := b.take(t0.Add(frameInterval / 2)); wait != frameInterval/2 {
+		t.Fatalf("wait %v, want %v", wait, frameInterval/2)
+	}
+	// Under continuous change: one frame per interval.
+	at := t0.Add(frameInterval)
+	for i := 0; i < 100; i++ {
+		if wait := b.take(at); wait != 0 {
+			t.Fatalf("paced frame %d waits %v", i, wait)
+		}
+		if wait := b.take(at); wait != frameInterval {
+			t.Fatalf("second frame in interval %d waits %v", i, wait)
+		}
+		at = at.Add(frameInterval)
+	}
+	// A long quiet spell refills the burst, no more.
+	at = at.Add(time.Hour)
+	for i := 0; i < frameBurst; i++ {
+		if wait := b.take(at); wait != 0 {
+			t.Fatalf("refilled frame %d waits %v", i+1, wait)
+		}
+	}
+	if wait := b.take(at); wait == 0 {
+		t.Fatal("the burst grew past frameBurst")
+	}
+}
+
 func TestForwardEventsInOrderThenClosed(t *testing.T) {
 	ch := make(chan acpclient.Event, 3)
 	ch <- acpclient.Notice{Text: "1"}

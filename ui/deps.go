@@ -38,6 +38,7 @@ type paneTerm interface {
 	Release() error
 	Kill() error
 	Screen() *terminals.Screen
+	SetBackground(on bool)
 }
 
 // termsAPI looks up client-owned terminals by id.

@@ -19,7 +19,7 @@ type (
 	acpEventMsg struct{ ev acpclient.Event }
 	// eventsClosedMsg reports that the client's event channel closed (Client.Close ran).
 	eventsClosedMsg struct{}
-	// redrawMsg asks the model to rebuild its cached frame (coalesced, ≤ 1 per frameInterval).
+	// redrawMsg asks the model to rebuild its frame (coalesced by redrawLoop: ≈ 1 per frameInterval).
 	redrawMsg struct{}
 	// bgRedrawMsg is the deferred redraw for changes only in unfocused panes (bgFrameInterval).
 	bgRedrawMsg struct{}
@@ -245,8 +245,23 @@ func (m *Model) Init() tea.Cmd {
 // new one was built (present).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	m.syncBackground()
 	m.present()
 	return m, cmd
+}
+
+// syncBackground puts the terminal of every pane but the focused one in the background while a
+// pane has the keyboard, and none otherwise (terminals.Terminal.SetBackground): a flood in
+// another pane is then read at a bounded rate and leaves the CPU to the program the user types
+// into (issue goal: keypress-to-screen in a focused pane while three others flood).
+func (m *Model) syncBackground() {
+	for i, p := range m.panes {
+		bg := m.focused && i != m.selected
+		if p.term != nil && p.background != bg {
+			p.term.SetBackground(bg)
+			p.background = bg
+		}
+	}
 }
 
 // present writes the last frame built to the screen, at once, if the screen does not show it

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +59,7 @@ type fakeTerm struct {
 	input []string
 	sizes []terminals.Size
 	exit  *terminals.ExitStatus
+	bg    []bool // SetBackground calls in order
 }
 
 func (t *fakeTerm) Label() string        { return "cat" }
@@ -93,6 +95,7 @@ func (t *fakeTerm) SendMouse(m uv.MouseEvent) error {
 func (t *fakeTerm) Release() error            { return nil }
 func (t *fakeTerm) Kill() error               { t.input = append(t.input, "kill"); return nil }
 func (t *fakeTerm) Screen() *terminals.Screen { return t.scr }
+func (t *fakeTerm) SetBackground(on bool)     { t.bg = append(t.bg, on) }
 
 type fakeTerms map[string]*fakeTerm
 
@@ -618,6 +621,24 @@ func TestBackgroundPaneRedrawsAreThrottled(t *testing.T) {
 	h.send(bgRedrawMsg{})
 	if !strings.Contains(ansi.Strip(h.m.frame), "background output more!") {
 		t.Fatalf("deferred redraw did not draw:\n%s", ansi.Strip(h.m.frame))
+	}
+}
+
+func TestFocusedPanePutsTheOthersInTheBackground(t *testing.T) {
+	h := newHarness(t, nil)
+	a := startPane(h, "a")
+	b := startPane(h, "b")
+	c := startPane(h, "c")
+	if a.bg != nil || b.bg != nil || c.bg != nil {
+		t.Fatalf("background set before any pane had the keyboard: %v %v %v", a.bg, b.bg, c.bg)
+	}
+	h.key("ctrl+g") // type into c (the newest, selected)
+	if !slices.Equal(a.bg, []bool{true}) || !slices.Equal(b.bg, []bool{true}) || c.bg != nil {
+		t.Fatalf("focusing c: a %v, b %v, c %v", a.bg, b.bg, c.bg)
+	}
+	h.key("ctrl+]") // leave the pane
+	if !slices.Equal(a.bg, []bool{true, false}) || !slices.Equal(b.bg, []bool{true, false}) || c.bg != nil {
+		t.Fatalf("leaving c: a %v, b %v, c %v", a.bg, b.bg, c.bg)
 	}
 }
 

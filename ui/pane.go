@@ -22,8 +22,9 @@ type pane struct {
 	agentOwned bool // read-only: fed by the agent over ACP; no input, no resize of a PTY
 	turn       int  // Model.turn when the terminal started
 
-	term   paneTerm          // nil for agent-owned terminals
-	screen *terminals.Screen // nil until known (agent-owned terminals whose screen is not registered yet)
+	term       paneTerm          // nil for agent-owned terminals
+	background bool              // term was put in the background (Model.syncBackground)
+	screen     *terminals.Screen // nil until known (agent-owned terminals whose screen is not registered yet)
 
 	started   time.Time
 	exit      *terminals.ExitStatus

@@ -21,8 +21,8 @@ import (
 // up to 1/fps for the next tick (≈8 ms on average at 60 fps, most of acpterm's key-to-screen
 // latency in a focused pane) and the ticker wakes the process 60 times a second even when
 // nothing changed (most of its idle CPU). The program therefore runs with tea.WithoutRenderer
-// and a 1 frame/s ticker that has nothing to flush; frames are already coalesced to at most
-// one per frameInterval by redrawLoop, and nothing is written when nothing changed.
+// and a 1 frame/s ticker that has nothing to flush; frames are already coalesced to about one
+// per frameInterval by redrawLoop, and nothing is written when nothing changed.
 //
 // What it sets up on start and undoes on close and around an external program ($PAGER):
 // raw mode on the input tty, the alternate screen, a hidden cursor (shown where the frame puts
