@@ -160,8 +160,11 @@ func drawPane(scr uv.Screen, st *Styles, p *pane, outer uv.Rectangle, o paneDraw
 		drawLabel(scr, in.Min.X, in.Min.Y, in.Dx(), st.Dim.Render("(no output yet)"))
 		return cur, false
 	}
+	// The version is read before drawing: output arriving during the draw then still counts
+	// as not drawn, and its wake redraws (read after, that output would be lost until the next).
+	v := p.screen.Version()
 	p.screen.Draw(scr, in, p.scroll)
-	p.drawnAt = p.screen.Version()
+	p.drawnAt = v
 	if focused && p.scroll == 0 {
 		pos, vis := p.screen.Cursor()
 		if vis && pos.X < in.Dx() && pos.Y < in.Dy() {

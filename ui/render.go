@@ -18,6 +18,8 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 	if m.width <= 0 || m.height <= 0 {
 		return "", nil
 	}
+	// Pane versions as of before drawing (see drawPane): a change during the frame redraws.
+	versions := m.paneVersions()
 	m.applyLayout()
 	w, h := max(m.width, minWindowWidth), max(m.height, minWindowHeight)
 	if m.canvas == nil || m.canvas.Width() != w || m.canvas.Height() != h {
@@ -87,7 +89,7 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 			cursor = nil
 		}
 	}
-	m.lastPaneVersions = m.paneVersions()
+	m.lastPaneVersions = versions
 	if !text {
 		return "", cursor
 	}
