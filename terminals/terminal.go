@@ -28,7 +28,8 @@ import (
 // screen, everything but the last skipTail bytes (cut at a line start) is
 // dropped and the screen is reset before the tail is fed: the final visible
 // rows still match what a full emulation shows, and the child is never
-// slowed down. On the alternate screen the backlog is not skipped until it
+// slowed down by the emulator (only by SetBackground's flow control, which
+// the UI asks for). On the alternate screen the backlog is not skipped until it
 // reaches altBacklogBound (memory bound).
 const (
 	backlogBound    = 1 << 20

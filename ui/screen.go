@@ -104,7 +104,9 @@ func (s *screen) newRenderer() {
 	r.SetBackspace(false)
 	// In raw mode the tty does not map \n to \r\n; on a pipe (tests) it is taken as if it did.
 	r.SetMapNewline(!s.inTTY)
-	r.SetScrollOptim(true)
+	// No scroll optimisation: with panes beside the conversation, whole-width rows rarely move
+	// together, and hashing every row costs about a sixth of a frame (BenchmarkFrame).
+	r.SetScrollOptim(false)
 	r.SetFullscreen(true)
 	r.SetRelativeCursor(false)
 	if s.width > 0 && s.height > 0 {
