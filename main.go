@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -212,7 +213,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 
 	// 7. Signals → orderly shutdown (decision 10): the context ends, the TUI or the headless
 	// renderer returns, and the deferred close answers prompts, kills terminals, stops the agent.
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	ctx, stop := notifyShutdown(ctx)
 	defer stop()
 
 	// 8. The agent.
@@ -395,4 +396,37 @@ func runDemoAgent() int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// notifyShutdown returns a context that ends on SIGTERM, SIGHUP, SIGINT or SIGQUIT (SIGQUIT
+// would otherwise make the Go runtime dump goroutines and exit with the terminal in raw mode),
+// and its stop function. SIGINT and SIGQUIT are ignored while the TUI has handed the terminal to
+// $PAGER: they were typed into the pager (ctrl+c, ctrl+\), which shares acpterm's process group,
+// as system(3) ignores them while its child runs.
+func notifyShutdown(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-ch:
+				if (sig == syscall.SIGINT || sig == syscall.SIGQUIT) && ui.PagerRunning() {
+					continue
+				}
+				cancel()
+			}
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel()
+		})
+	}
 }

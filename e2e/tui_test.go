@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -108,7 +109,64 @@ func TestTUIPagerSuspendsAndResumes(t *testing.T) {
 	if !strings.Contains(screen, "Print colours") || !strings.Contains(screen, "│red green yellow") {
 		t.Errorf("the TUI did not repaint after the pager:\n%s", screen)
 	}
+	// ctrl+c and ctrl+\ typed into the pager end the pager, not acpterm (they reach the whole
+	// foreground process group, acpterm included).
+	for _, key := range []string{"C-c", `C-\`} {
+		tm.keys("C-o")
+		tm.waitFor("pager-running")
+		tm.keys(key)
+		tm.waitGone("pager-running")
+		screen = tm.waitFor("pager: ")
+		if strings.Contains(screen, "acpterm-exit=") || !strings.Contains(screen, "session demo-1") {
+			t.Fatalf("after %s in the pager (want the TUI, still running):\n%s", key, screen)
+		}
+	}
+	// Every transcript file handed to the pager was removed when it ended.
+	if left, _ := filepath.Glob(filepath.Join(e.root, "acpterm-*.txt")); len(left) != 0 {
+		t.Errorf("pager files left behind: %v", left)
+	}
 	quit(t, e, tm, 0)
+}
+
+// TestTUISIGTERMWithPagerOpen: SIGTERM while $PAGER has the terminal stops the pager, then
+// acpterm shuts down in order; the terminal is restored and the pager's file removed.
+func TestTUISIGTERMWithPagerOpen(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask"))
+	pager := filepath.Join(e.home, "pager.sh")
+	if err := os.WriteFile(pager, []byte("#!/bin/sh\necho pager-running\nread x\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tm := startTmux(t, e, 160, 48)
+	tm.shell("stty -g > " + shellQuote(filepath.Join(e.home, "stty.before")))
+	tm.shell("clear; PAGER=" + shellQuote(pager) + " " + shellQuote(binary) + " --demo --cwd " + shellQuote(e.project) +
+		" --prompt color; echo \"acpterm-exit=$?\"")
+	tm.waitMatch(regexp.MustCompile(`terminal \S+ exit 0: red green`))
+	tm.keys("C-o")
+	tm.waitFor("pager-running")
+	var pid int
+	for _, p := range processes(t) {
+		if strings.HasPrefix(p.cmdline, binary+" --demo") {
+			pid = p.pid
+		}
+	}
+	if pid == 0 {
+		t.Fatal("acpterm's pid not found")
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := tm.exitCode(); code != 1 {
+		t.Fatalf("acpterm exit status %d after SIGTERM, want 1; screen:\n%s", code, tm.capture())
+	}
+	if got := tm.format("#{alternate_on}"); got != "0" {
+		t.Errorf("alternate screen after SIGTERM = %q, want 0", got)
+	}
+	checkRestored(t, e, tm)
+	if left, _ := filepath.Glob(filepath.Join(e.root, "acpterm-*.txt")); len(left) != 0 {
+		t.Errorf("pager files left behind: %v", left)
+	}
+	e.waitNoLeftovers(t)
 }
 
 func TestTUIStreamThenQuitRestoresTerminal(t *testing.T) {

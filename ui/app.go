@@ -161,9 +161,12 @@ func runProgram(ctx context.Context, m *Model, events <-chan acpclient.Event, wa
 	}
 	env := os.Environ()
 	scr := newScreen(in, out, env)
+	scr.ctx = runCtx
 	m.scr = scr
+	// Signals are the caller's (main ends ctx on SIGTERM/SIGHUP/SIGINT/SIGQUIT, ignoring those
+	// typed into $PAGER): Bubble Tea's own handler would quit on a ctrl+c meant for the pager.
 	opts := []tea.ProgramOption{tea.WithContext(runCtx), tea.WithoutRenderer(), tea.WithFPS(idleFPS),
-		tea.WithInput(in), tea.WithOutput(out), tea.WithEnvironment(env)}
+		tea.WithoutSignalHandler(), tea.WithInput(in), tea.WithOutput(out), tea.WithEnvironment(env)}
 	if w, h := scr.size(); w > 0 && h > 0 {
 		opts = append(opts, tea.WithWindowSize(w, h))
 	}

@@ -42,10 +42,9 @@ type (
 		label string
 		err   error
 	}
-	// pagerDoneMsg ends a $PAGER run; path is the temp file to remove.
+	// pagerDoneMsg ends a $PAGER run (its temp file is already removed); err is its failure.
 	pagerDoneMsg struct {
-		path string
-		err  error
+		err error
 	}
 )
 
@@ -341,9 +340,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case pagerDoneMsg:
-		if msg.path != "" {
-			_ = os.Remove(msg.path)
-		}
 		if msg.err != nil {
 			m.addBanner("error", "pager: "+msg.err.Error())
 		}

@@ -2,9 +2,13 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os/exec"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -32,6 +36,7 @@ import (
 // loop goroutine (Update, and p.exec for the pager) or after the program ended; none blocks
 // except on the terminal write itself.
 type screen struct {
+	ctx     context.Context // the program's; ending it stops a running pager
 	out     io.Writer
 	env     []string
 	inFd    uintptr
@@ -40,24 +45,31 @@ type screen struct {
 	outTTY  bool
 	noInput bool // no input stream: keyboard protocol changes would leak query answers
 
-	saved   *term.State // termios of the input before raw mode; nil when not in raw mode
-	r       *uv.TerminalRenderer
-	pending bytes.Buffer // what r renders, wrapped before it is written
-	cells   uv.ScreenBuffer
-	width   int
-	height  int
-	profile colorprofile.Profile
-	syncd   bool // the terminal supports synchronized output (mode 2026)
-	active  bool // started and not closed or suspended
-	shown   *tea.Cursor
-	title   string
-	err     error // first write error; nothing more is written after it
+	saved      *term.State // termios of the input before raw mode; nil when not in raw mode
+	r          *uv.TerminalRenderer
+	pending    bytes.Buffer // what r renders, wrapped before it is written
+	cells      uv.ScreenBuffer
+	width      int
+	height     int
+	profile    colorprofile.Profile
+	syncd      bool // the terminal supports synchronized output (mode 2026)
+	active     bool // started and not closed or suspended
+	shown      *tea.Cursor
+	title      string
+	titleSaved bool  // the user's window title was pushed (start) and is popped on close
+	err        error // first write error; nothing more is written after it
 }
+
+// XTWINOPS: save the window title on the terminal's title stack, and restore it.
+const (
+	pushTitle = "\x1b[22;2t"
+	popTitle  = "\x1b[23;2t"
+)
 
 // newScreen prepares a screen for in/out (nil in: no input). env is the program's environment
 // (TERM selects the renderer's capabilities; colour is detected from out and env).
 func newScreen(in io.Reader, out io.Writer, env []string) *screen {
-	s := &screen{out: out, env: env, noInput: in == nil, profile: colorprofile.Detect(out, env)}
+	s := &screen{ctx: context.Background(), out: out, env: env, noInput: in == nil, profile: colorprofile.Detect(out, env)}
 	if f, ok := in.(term.File); ok && term.IsTerminal(f.Fd()) {
 		s.inFd, s.inTTY = f.Fd(), true
 	}
@@ -130,6 +142,10 @@ func (s *screen) start(queries ...string) error {
 	}
 	s.newRenderer()
 	var b bytes.Buffer
+	if !s.titleSaved {
+		b.WriteString(pushTitle) // the user's title comes back on close (XTWINOPS 22/23)
+		s.titleSaved = true
+	}
 	b.WriteString(ansi.SetModeAltScreenSaveCursor)
 	b.WriteString(ansi.ResetModeTextCursorEnable)
 	b.WriteString(ansi.SetModeBracketedPaste)
@@ -168,8 +184,12 @@ func (s *screen) stop(final bool) {
 		}
 		b.WriteString(ansi.SetModeTextCursorEnable)
 		b.WriteString(ansi.ResetModeAltScreenSaveCursor)
-		if final && s.title != "" {
-			b.WriteString(ansi.SetWindowTitle(""))
+		if final && s.titleSaved {
+			if s.title != "" {
+				b.WriteString(ansi.SetWindowTitle("")) // where the title stack is not supported
+			}
+			b.WriteString(popTitle)
+			s.titleSaved = false
 		}
 		s.write(b.Bytes())
 	}
@@ -278,6 +298,26 @@ func (s *screen) draw(src uv.Drawable, cur *tea.Cursor) {
 	}
 }
 
+// pagerRunning is set while an external program ($PAGER) has the terminal (screenExec.Run);
+// pagerEnded is when it last gave it back (UnixNano).
+var (
+	pagerRunning atomic.Bool
+	pagerEnded   atomic.Int64
+)
+
+// pagerGrace is how long after the pager ended a signal still counts as typed into it: the tty
+// sends ctrl+c's SIGINT to the pager and to acpterm at once, and the pager may exit and be
+// waited for before acpterm's signal handler has looked at its copy.
+const pagerGrace = 500 * time.Millisecond
+
+// PagerRunning reports whether acpterm has handed the terminal to $PAGER (or got it back less
+// than half a second ago). The pager runs in acpterm's process group on a cooked tty, so a
+// SIGINT or SIGQUIT that arrives meanwhile was typed into the pager (ctrl+c, ctrl+\) and is the
+// pager's business: the caller's signal handling should ignore it, as system(3) does.
+func PagerRunning() bool {
+	return pagerRunning.Load() || time.Since(time.Unix(0, pagerEnded.Load())) < pagerGrace
+}
+
 // screenExec runs an external program (the pager) on the user's terminal: the screen is
 // suspended around it. It implements tea.ExecCommand (Bubble Tea stops its input reader
 // before Run and restarts it after).
@@ -286,10 +326,26 @@ type screenExec struct {
 	scr *screen
 }
 
-// Run suspends the screen, runs the command and takes the terminal back.
+// Run suspends the screen, runs the command and takes the terminal back. When the screen's
+// context ends meanwhile (acpterm is told to stop), the command gets SIGTERM.
 func (c *screenExec) Run() error {
 	c.scr.suspend()
-	err := c.Cmd.Run()
+	pagerRunning.Store(true)
+	err := c.Cmd.Start()
+	if err == nil {
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-c.scr.ctx.Done():
+				_ = c.Process.Signal(syscall.SIGTERM)
+			case <-done:
+			}
+		}()
+		err = c.Cmd.Wait()
+		close(done)
+	}
+	pagerEnded.Store(time.Now().UnixNano())
+	pagerRunning.Store(false)
 	if rerr := c.scr.resume(); err == nil {
 		err = rerr
 	}

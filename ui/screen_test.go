@@ -35,7 +35,7 @@ func TestScreenStartAndCloseSequences(t *testing.T) {
 	if err := s.start(ansi.RequestBackgroundColor); err != nil {
 		t.Fatal(err)
 	}
-	want := ansi.SetModeAltScreenSaveCursor + ansi.ResetModeTextCursorEnable + ansi.SetModeBracketedPaste +
+	want := pushTitle + ansi.SetModeAltScreenSaveCursor + ansi.ResetModeTextCursorEnable + ansi.SetModeBracketedPaste +
 		ansi.SetModeMouseButtonEvent + ansi.SetModeMouseExtSgr + ansi.SetModifyOtherKeys2 + ansi.PushKittyKeyboard(1) +
 		ansi.RequestBackgroundColor
 	if got := out.String(); got != want {
@@ -51,7 +51,7 @@ func TestScreenStartAndCloseSequences(t *testing.T) {
 	want = ansi.ResetModifyOtherKeys + ansi.PopKittyKeyboard(1) +
 		ansi.ResetModeMouseButtonEvent + ansi.ResetModeMouseAnyEvent + ansi.ResetModeMouseExtSgr +
 		ansi.ResetModeBracketedPaste + ansi.SetModeTextCursorEnable + ansi.ResetModeAltScreenSaveCursor +
-		ansi.SetWindowTitle("")
+		ansi.SetWindowTitle("") + popTitle
 	if got := out.String(); got != want {
 		t.Fatalf("close wrote %q, want %q", got, want)
 	}
@@ -148,12 +148,25 @@ func TestScreenExecSuspendsAroundTheCommand(t *testing.T) {
 	got := out.String()
 	leave := strings.Index(got, ansi.ResetModeAltScreenSaveCursor)
 	enter := strings.Index(got, ansi.SetModeAltScreenSaveCursor)
-	if leave < 0 || enter < leave || strings.Contains(got, ansi.SetWindowTitle("")) {
+	if leave < 0 || enter < leave || strings.Contains(got, ansi.SetWindowTitle("")) || strings.Contains(got, popTitle) || strings.Contains(got, pushTitle) {
 		t.Fatalf("suspend/resume wrote %q", got)
 	}
 	out.Reset()
 	s.draw(canvasWith(20, 4, "before"), nil)
 	if !strings.Contains(out.String(), "before") {
 		t.Fatalf("the frame after resume was not repainted whole: %q", out.String())
+	}
+}
+
+func TestPagerTextTrimsAndEndsWithNewline(t *testing.T) {
+	for in, want := range map[string]string{
+		"hi there      \nsecond  ":  "hi there\nsecond\n",
+		"one\n\n\n":                 "one\n",
+		"":                          "\n",
+		"  indented stays\n  x  \n": "  indented stays\n  x\n",
+	} {
+		if got := pagerText(in); got != want {
+			t.Errorf("pagerText(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

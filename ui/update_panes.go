@@ -196,7 +196,7 @@ func (m *Model) pageText(name, text string) tea.Cmd {
 		m.addBanner("error", "pager: "+err.Error())
 		return nil
 	}
-	_, werr := f.WriteString(text)
+	_, werr := f.WriteString(pagerText(text))
 	cerr := f.Close()
 	if werr != nil || cerr != nil {
 		_ = os.Remove(f.Name())
@@ -206,7 +206,22 @@ func (m *Model) pageText(name, text string) tea.Cmd {
 	argv := pagerArgv(os.Getenv("PAGER"))
 	cmd := exec.Command(argv[0], append(argv[1:], f.Name())...)
 	path := f.Name()
-	return m.execCmd(cmd, func(err error) tea.Msg { return pagerDoneMsg{path: path, err: err} })
+	// The file is removed as soon as the pager ends: Bubble Tea calls this function when the
+	// program returns, even when acpterm is shutting down and the message is never handled.
+	return m.execCmd(cmd, func(err error) tea.Msg {
+		_ = os.Remove(path)
+		return pagerDoneMsg{err: err}
+	})
+}
+
+// pagerText is text as a file for the pager: trailing blanks trimmed from each line, and a
+// final newline (a pager like cat then leaves the shell's prompt at the start of a line).
+func pagerText(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // pagerArgv splits $PAGER into words (whitespace only; no shell); empty means "less -R".
