@@ -176,6 +176,9 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	}
 
 	if !o.headless {
+		if os.Getenv("TERM") == "dumb" {
+			return exitUsage, usageError("TERM=dumb has no cursor addressing, which the interactive mode needs; set TERM to your terminal's type, or use --headless with --prompt")
+		}
 		if !isTerminal(os.Stdin) || !isTerminal(os.Stdout) {
 			return exitUsage, usageError("the interactive mode needs a terminal on stdin and stdout; use --headless with --prompt for scripts")
 		}

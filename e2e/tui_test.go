@@ -410,3 +410,52 @@ func TestTUISlashCommandCompletion(t *testing.T) {
 	tm.waitMatch(regexp.MustCompile(`(?m)^› /write\s*$`))
 	quit(t, e, tm, 0)
 }
+
+// TestTUISuspendAndResume: ctrl+z gives the shell its terminal back (main screen, cooked tty)
+// with acpterm stopped; fg brings the TUI back, repainted, and it still works.
+func TestTUISuspendAndResume(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask"))
+	tm := startDemo(t, e, "color")
+	tm.waitMatch(regexp.MustCompile(`terminal \S+ exit 0: red green`))
+	tm.keys("C-z")
+	tm.waitUntil("the shell's prompt after ctrl+z", func(s string) bool {
+		return strings.Contains(s, "Stopped") && strings.HasSuffix(strings.TrimRight(s, "\n "), "e2e$")
+	})
+	if got := tm.format("#{alternate_on}"); got != "0" {
+		t.Errorf("alternate screen while suspended = %q, want 0", got)
+	}
+	checkRestored(t, e, tm)
+	// The shell went on with the command line (printing acpterm-exit=148, SIGTSTP); clear it
+	// and report the status fg ends with.
+	tm.shell("clear; fg; echo \"acpterm-exit=$?\"")
+	screen := tm.waitFor("session demo-1")
+	if got := tm.format("#{alternate_on}"); got != "1" {
+		t.Errorf("alternate screen after fg = %q, want 1", got)
+	}
+	if !strings.Contains(screen, "│red green yellow") {
+		t.Errorf("the TUI did not repaint after fg:\n%s", screen)
+	}
+	tm.typeText("echo back again")
+	tm.keys("Enter")
+	tm.waitFor("back again")
+	quit(t, e, tm, 0)
+}
+
+// TestTUIRefusesDumbTerminal: TERM=dumb cannot show the interactive mode; acpterm says so and
+// exits 2 without touching the terminal.
+func TestTUIRefusesDumbTerminal(t *testing.T) {
+	e := newEnv(t)
+	tm := startTmux(t, e, 160, 48)
+	tm.shell("TERM=dumb " + shellQuote(binary) + " --demo --cwd " + shellQuote(e.project) + "; echo \"acpterm-exit=$?\"")
+	if code := tm.exitCode(); code != 2 {
+		t.Fatalf("exit status %d, want 2:\n%s", code, tm.capture())
+	}
+	screen := tm.capture()
+	if !strings.Contains(screen, "acpterm: TERM=dumb has no cursor addressing") {
+		t.Fatalf("no TERM=dumb error on screen:\n%s", screen)
+	}
+	if got := tm.format("#{alternate_on}"); got != "0" {
+		t.Fatalf("alternate screen = %q, want 0", got)
+	}
+}

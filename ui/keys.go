@@ -22,7 +22,7 @@ type KeyMap struct {
 	Pager, ClosePane, ToggleThoughts key.Binding
 	KillPane                         key.Binding
 	CycleMode, CycleModel, Grants    key.Binding
-	Help                             key.Binding
+	Help, Suspend                    key.Binding
 
 	// Approval modal answers by the agent's option kind (own prompts also accept a/s/S/d).
 	ApproveOnce, ApproveAlways, RejectOnce, RejectAlways key.Binding
@@ -58,6 +58,7 @@ func DefaultKeyMap() KeyMap {
 		CycleModel:     b([]string{"alt+p"}, "alt+p", "switch model"),
 		Grants:         b([]string{"alt+g"}, "alt+g", "grants (revoke)"),
 		Help:           b([]string{"?", "f1"}, "?", "help"),
+		Suspend:        b([]string{"ctrl+z"}, "ctrl+z", "suspend acpterm (fg resumes)"),
 		ApproveOnce:    b([]string{"a"}, "a", "approve once"),
 		ApproveAlways:  b([]string{"A"}, "A", "approve always"),
 		RejectOnce:     b([]string{"r"}, "r", "reject once"),
@@ -77,7 +78,7 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 		"pane_scroll_up": &km.PaneScrollUp, "pane_scroll_down": &km.PaneScrollDown,
 		"pager": &km.Pager, "close_pane": &km.ClosePane, "kill_pane": &km.KillPane, "toggle_thoughts": &km.ToggleThoughts,
 		"cycle_mode": &km.CycleMode, "cycle_model": &km.CycleModel, "grants": &km.Grants,
-		"help": &km.Help, "focus_next": &km.NextPane,
+		"help": &km.Help, "focus_next": &km.NextPane, "suspend": &km.Suspend,
 		"approve_once": &km.ApproveOnce, "approve_always": &km.ApproveAlways,
 		"reject_once": &km.RejectOnce, "reject_always": &km.RejectAlways,
 	}
@@ -160,7 +161,7 @@ func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 // fullHelp groups every binding by area, for the `?` screen.
 func (km KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit},
+		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit, km.Suspend},
 		{km.NextPane, km.FocusPane, km.LeavePane, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
 		{km.ScrollUp, km.ScrollDown, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Grants, km.Help},
 		append([]key.Binding{km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways}, modalHelp...),

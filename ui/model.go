@@ -101,15 +101,16 @@ type Model struct {
 	focused  bool
 	zoomed   bool
 
-	busy          bool     // a prompt turn is running (or was just sent)
-	queue         []string // prompts typed during a turn, sent in order when it ends
-	cancelPending bool
-	turn          int // counts TurnStarted events; panes remember the turn that started them
-	killing       int // terminals of the turn killed by a second cancel (shown while cancelling)
-	banners       []banner
-	answered      map[string]bool // permission requests answered, not yet resolved
-	lastTyped     time.Time       // last key handled by the editor
-	modalSince    time.Time       // when the approval modal last appeared while the user was typing
+	busy            bool     // a prompt turn is running (or was just sent)
+	queue           []string // prompts typed during a turn, sent in order when it ends
+	cancelPending   bool
+	turn            int // counts TurnStarted events; panes remember the turn that started them
+	killing         int // terminals of the turn killed by a second cancel (shown while cancelling)
+	banners         []banner
+	answered        map[string]bool // permission requests answered, not yet resolved
+	lastTyped       time.Time       // last key handled by the editor
+	typingTickArmed bool            // a typingIdleMsg is on its way
+	modalSince      time.Time       // when the approval modal last appeared while the user was typing
 
 	showHelp   bool
 	showGrants bool
@@ -224,6 +225,16 @@ func (m *Model) cancelTurn() tea.Cmd {
 	return func() tea.Msg { agent.Cancel(); return nil }
 }
 
+// suspend gives the terminal back to the shell and stops acpterm's process group (SIGTSTP, as
+// ctrl+z does in a cooked terminal); the agent and the terminals, in their own process groups,
+// keep running. The shell's fg resumes it (tea.ResumeMsg).
+func (m *Model) suspend() tea.Cmd {
+	if m.scr != nil {
+		m.scr.suspend()
+	}
+	return tea.Suspend
+}
+
 // quit ends the program; Run then performs the shutdown (Client.Close, Terminals.Close).
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
@@ -244,23 +255,45 @@ func (m *Model) Init() tea.Cmd {
 // new one was built (present).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	m.syncBackground()
+	if bg := m.syncBackground(); bg != nil {
+		cmd = tea.Batch(cmd, bg)
+	}
 	m.present()
 	return m, cmd
 }
 
+// typingHold is how long after the last key typed into the prompt editor the panes stay in the
+// background (syncBackground).
+const typingHold = time.Second
+
+// typingIdleMsg re-checks, typingHold after a key, whether the user is still typing a prompt.
+type typingIdleMsg struct{}
+
 // syncBackground puts the terminal of every pane but the focused one in the background while a
-// pane has the keyboard, and none otherwise (terminals.Terminal.SetBackground): a flood in
-// another pane is then read at a bounded rate and leaves the CPU to the program the user types
-// into (issue goal: keypress-to-screen in a focused pane while three others flood).
-func (m *Model) syncBackground() {
+// pane has the keyboard, and every pane's while the user types a prompt (until typingHold after
+// the last key, or the prompt is sent), and none otherwise (terminals.Terminal.SetBackground):
+// a flood in a pane is then read at a bounded rate and leaves the CPU to what the user types
+// into (issue goal: keypress-to-screen in a focused pane while three others flood). It returns
+// the one-shot tick that ends the typing spell, when one is needed.
+func (m *Model) syncBackground() tea.Cmd {
+	typing := false
+	var left time.Duration
+	if !m.focused && !m.lastTyped.IsZero() {
+		left = typingHold - m.now().Sub(m.lastTyped)
+		typing = left > 0
+	}
 	for i, p := range m.panes {
-		bg := m.focused && i != m.selected
+		bg := (m.focused && i != m.selected) || typing
 		if p.term != nil && p.background != bg {
 			p.term.SetBackground(bg)
 			p.background = bg
 		}
 	}
+	if !typing || m.typingTickArmed || len(m.panes) == 0 {
+		return nil
+	}
+	m.typingTickArmed = true
+	return m.tick(left, func(time.Time) tea.Msg { return typingIdleMsg{} })
 }
 
 // present writes the last frame built to the screen, at once, if the screen does not show it
@@ -290,6 +323,21 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.scr.setProfile(msg.Profile)
 			m.markDirty()
 		}
+		return nil
+	case typingIdleMsg:
+		m.typingTickArmed = false // syncBackground re-arms it while the user still types
+		return nil
+	case tea.ResumeMsg:
+		if m.scr != nil {
+			if err := m.scr.resume(); err != nil {
+				m.addBanner("error", "resume: "+err.Error())
+			}
+			if w, h := m.scr.size(); w > 0 && h > 0 && (w != m.width || h != m.height) {
+				m.width, m.height = w, h // resized while stopped: no SIGWINCH reached us
+				m.scr.setSize(w, h)
+			}
+		}
+		m.markDirty()
 		return nil
 	case tea.ModeReportMsg:
 		if m.scr != nil && msg.Mode == ansi.ModeSynchronizedOutput && msg.Value == ansi.ModeReset {

@@ -642,6 +642,40 @@ func TestFocusedPanePutsTheOthersInTheBackground(t *testing.T) {
 	}
 }
 
+func TestTypingAPromptPutsPanesInTheBackground(t *testing.T) {
+	h := newHarness(t, nil)
+	a := startPane(h, "a")
+	b := startPane(h, "b")
+	var ticks []time.Duration
+	h.m.tick = func(d time.Duration, f func(time.Time) tea.Msg) tea.Cmd { ticks = append(ticks, d); return nil }
+	h.typeText("fix the")
+	if !slices.Equal(a.bg, []bool{true}) || !slices.Equal(b.bg, []bool{true}) {
+		t.Fatalf("typing a prompt: a %v, b %v", a.bg, b.bg)
+	}
+	if len(ticks) != 1 || ticks[0] != typingHold {
+		t.Fatalf("typing spell ticks %v, want one of %v", ticks, typingHold)
+	}
+	// The tick fires while the user still typed recently: re-armed for the rest of the hold.
+	now := h.m.now()
+	h.m.now = func() time.Time { return now.Add(typingHold / 4) }
+	h.send(typingIdleMsg{})
+	if len(ticks) != 2 || ticks[1] != typingHold*3/4 || len(a.bg) != 1 {
+		t.Fatalf("early tick: ticks %v, a %v", ticks, a.bg)
+	}
+	// A hold after the last key, the panes are read at full speed again.
+	h.m.now = func() time.Time { return now.Add(typingHold) }
+	h.send(typingIdleMsg{})
+	if !slices.Equal(a.bg, []bool{true, false}) || !slices.Equal(b.bg, []bool{true, false}) || len(ticks) != 2 {
+		t.Fatalf("after the hold: a %v, b %v, ticks %v", a.bg, b.bg, ticks)
+	}
+	// Sending the prompt ends the spell at once.
+	h.typeText(" bug")
+	h.key("enter")
+	if !slices.Equal(a.bg, []bool{true, false, true, false}) {
+		t.Fatalf("after sending: a %v", a.bg)
+	}
+}
+
 func TestEveryConfigKeyActionIsBindable(t *testing.T) {
 	for _, a := range config.KeyActions {
 		km := DefaultKeyMap()

@@ -52,6 +52,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.cancelTurn()
 		}
 		return m.quit()
+	case key.Matches(k, m.keys.Suspend):
+		return m.suspend()
 	}
 	if p, ok := m.frontApproval(); ok {
 		if !m.modalSince.IsZero() && m.now().Sub(m.modalSince) < typingGrace {
