@@ -4,6 +4,7 @@
 #   1. idle:    acpterm --demo --prompt "echo ready", then 10 s of nothing: bytes written to the
 #               tty (tmux pipe-pane) and CPU seconds of the acpterm process (/proc/PID/stat).
 #   2. latency: keypress-to-screen in a focused pane running `cat` while N other panes flood
+#               (and in the prompt editor, no pane focused, while the N panes flood)
 #               (each loops `cat` of a generated 4.7 MB mixed SGR/tab/long-line file): a unique
 #               token is typed with `tmux send-keys -l` and `tmux capture-pane` is polled until
 #               it shows. The harness baseline is the same loop against `cat` directly in tmux.
@@ -94,6 +95,13 @@ wait_text bench:tui "typing into cat"
 sleep 2
 measure bench:tui "TUI, focused cat, $FLOODS panes flooding"
 T send-keys -t bench:tui C-] C-q
+
+echo "== TUI, typing a prompt into the editor, $FLOODS flooding panes"
+T new-window -t bench -n editor "cd '$work' && BENCHUI_FOCUS=0 BENCHUI_FLOODS=$FLOODS BENCHUI_FILE='$work/mixed.txt' exec '$work/benchui' -test.run TestBenchUIProgram"
+wait_text bench:editor "flood $FLOODS"
+sleep 2
+measure bench:editor "TUI, prompt editor, $FLOODS panes flooding"
+T send-keys -t bench:editor C-q
 
 echo "== TUI, focused cat pane, no flood"
 T new-window -t bench -n quiet "cd '$work' && BENCHUI_FLOODS=0 exec '$work/benchui' -test.run TestBenchUIProgram"

@@ -16,7 +16,8 @@ import (
 // TestBenchUIProgram is the program scripts/bench-ui.sh drives inside tmux (build with
 // `go test -c -tags benchui`, run the binary on a terminal). It shows BENCHUI_FLOODS panes that
 // each loop `cat BENCHUI_FILE` and, last and focused, a pane running `cat` that echoes what the
-// script types. It runs until ctrl+] then ctrl+q. No agent: the fake records nothing useful.
+// script types (with BENCHUI_FOCUS=0 the keys go to the prompt editor instead). It runs until
+// ctrl+] then ctrl+q. No agent: the fake records nothing useful.
 func TestBenchUIProgram(t *testing.T) {
 	floods, _ := strconv.Atoi(os.Getenv("BENCHUI_FLOODS"))
 	file := os.Getenv("BENCHUI_FILE")
@@ -44,7 +45,7 @@ func TestBenchUIProgram(t *testing.T) {
 		start("flood "+strconv.Itoa(i+1), terminals.StartOptions{ShellLine: "while :; do cat '" + file + "'; done"})
 	}
 	start("cat", terminals.StartOptions{Argv: []string{"cat"}})
-	m.focused = true
+	m.focused = os.Getenv("BENCHUI_FOCUS") != "0"
 	events := make(chan acpclient.Event)
 	if _, err := runProgram(context.Background(), m, events, wake, nil, nil); err != nil {
 		t.Fatal(err)

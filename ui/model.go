@@ -109,6 +109,7 @@ type Model struct {
 	banners         []banner
 	answered        map[string]bool // permission requests answered, not yet resolved
 	lastTyped       time.Time       // last key handled by the editor
+	lastEditorKey   time.Time       // last key handled by the editor, Enter included (syncBackground)
 	typingTickArmed bool            // a typingIdleMsg is on its way
 	modalSince      time.Time       // when the approval modal last appeared while the user was typing
 
@@ -271,15 +272,15 @@ type typingIdleMsg struct{}
 
 // syncBackground puts the terminal of every pane but the focused one in the background while a
 // pane has the keyboard, and every pane's while the user types a prompt (until typingHold after
-// the last key, or the prompt is sent), and none otherwise (terminals.Terminal.SetBackground):
+// the last key), and none otherwise (terminals.Terminal.SetBackground):
 // a flood in a pane is then read at a bounded rate and leaves the CPU to what the user types
 // into (issue goal: keypress-to-screen in a focused pane while three others flood). It returns
 // the one-shot tick that ends the typing spell, when one is needed.
 func (m *Model) syncBackground() tea.Cmd {
 	typing := false
 	var left time.Duration
-	if !m.focused && !m.lastTyped.IsZero() {
-		left = typingHold - m.now().Sub(m.lastTyped)
+	if !m.focused && !m.lastEditorKey.IsZero() {
+		left = typingHold - m.now().Sub(m.lastEditorKey)
 		typing = left > 0
 	}
 	for i, p := range m.panes {

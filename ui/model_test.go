@@ -668,11 +668,19 @@ func TestTypingAPromptPutsPanesInTheBackground(t *testing.T) {
 	if !slices.Equal(a.bg, []bool{true, false}) || !slices.Equal(b.bg, []bool{true, false}) || len(ticks) != 2 {
 		t.Fatalf("after the hold: a %v, b %v, ticks %v", a.bg, b.bg, ticks)
 	}
-	// Sending the prompt ends the spell at once.
+	// Sending the prompt is a key too: the spell lasts a hold after the Enter.
 	h.typeText(" bug")
+	h.m.now = func() time.Time { return now.Add(typingHold * 3 / 2) }
 	h.key("enter")
+	h.m.now = func() time.Time { return now.Add(typingHold * 2) }
+	h.send(typingIdleMsg{})
+	if !slices.Equal(a.bg, []bool{true, false, true}) {
+		t.Fatalf("half a hold after sending: a %v", a.bg)
+	}
+	h.m.now = func() time.Time { return now.Add(typingHold * 5 / 2) }
+	h.send(typingIdleMsg{})
 	if !slices.Equal(a.bg, []bool{true, false, true, false}) {
-		t.Fatalf("after sending: a %v", a.bg)
+		t.Fatalf("a hold after sending: a %v", a.bg)
 	}
 }
 

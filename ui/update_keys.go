@@ -136,6 +136,7 @@ const typingGrace = 600 * time.Millisecond
 // handleEditorKey handles send, newline, completion, history and editing.
 func (m *Model) handleEditorKey(k tea.KeyPressMsg) tea.Cmd {
 	m.lastTyped = m.now()
+	m.lastEditorKey = m.lastTyped
 	if !key.Matches(k, m.keys.Complete) {
 		m.comp.clear()
 	}
