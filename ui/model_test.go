@@ -560,6 +560,12 @@ func TestAgentExitBannerAndErrors(t *testing.T) {
 	h.typeText("more")
 	h.key("enter")
 	wantCalls(t, h.agent.take()) // nothing is sent to a dead agent
+	if got := h.m.ed.value(); got != "more" || len(h.m.queue) != 0 {
+		t.Fatalf("editor %q, queue %q: want the text kept, nothing queued", got, h.m.queue)
+	}
+	if scr := h.screenText(); !strings.Contains(scr, "✗ the agent has exited (exit 3): the prompt cannot be sent; ctrl+q quits") {
+		t.Fatalf("no explanation on screen:\n%s", scr)
+	}
 }
 
 func TestFrameIsCachedAndLinesFit(t *testing.T) {
@@ -681,6 +687,30 @@ func TestTypingAPromptPutsPanesInTheBackground(t *testing.T) {
 	h.send(typingIdleMsg{})
 	if !slices.Equal(a.bg, []bool{true, false, true, false}) {
 		t.Fatalf("a hold after sending: a %v", a.bg)
+	}
+}
+
+func TestTooSmallWindowSaysSo(t *testing.T) {
+	h := newHarness(t, nil)
+	startPane(h, "a")
+	for _, c := range []struct {
+		w, h int
+		want string
+	}{{19, 24, "19x24 < 20x6"}, {60, 5, "60x5 < 20x6"}, {12, 3, "12x3 < 20x6"}} {
+		h.send(tea.WindowSizeMsg{Width: c.w, Height: c.h})
+		scr := h.screenText()
+		if !strings.Contains(scr, "too small") || !strings.Contains(scr, c.want) {
+			t.Fatalf("%dx%d:\n%s", c.w, c.h, scr)
+		}
+		for i, l := range strings.Split(scr, "\n") {
+			if lw := ansi.StringWidth(l); lw > c.w || i >= c.h {
+				t.Fatalf("%dx%d: row %d (%d cells) outside the window: %q", c.w, c.h, i, lw, l)
+			}
+		}
+	}
+	h.send(tea.WindowSizeMsg{Width: 20, Height: 6})
+	if scr := h.screenText(); strings.Contains(scr, "too small") {
+		t.Fatalf("20x6 is big enough:\n%s", scr)
 	}
 }
 

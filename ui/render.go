@@ -20,13 +20,23 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 	}
 	// Pane versions as of before drawing (see drawPane): a change during the frame redraws.
 	versions := m.paneVersions()
+	if m.width < minWindowWidth || m.height < minWindowHeight {
+		// Too small for the layout: say so rather than show a clipped corner of it.
+		m.newCanvas(m.width, m.height)
+		lines := []string{"too small", fmt.Sprintf("%dx%d < %dx%d", m.width, m.height, minWindowWidth, minWindowHeight)}
+		for i, l := range lines[:min(len(lines), m.height)] {
+			l = truncate(l, m.width)
+			drawText(m.canvas, uv.Rect(max((m.width-ansi.StringWidth(l))/2, 0), max((m.height-len(lines))/2, 0)+i, m.width, 1), m.st.Warn.Render(l))
+		}
+		m.lastPaneVersions = versions
+		if !text {
+			return "", nil
+		}
+		return m.canvas.Render(), nil
+	}
 	m.applyLayout()
 	w, h := max(m.width, minWindowWidth), max(m.height, minWindowHeight)
-	if m.canvas == nil || m.canvas.Width() != w || m.canvas.Height() != h {
-		m.canvas = lipgloss.NewCanvas(w, h)
-	} else {
-		m.canvas.Clear()
-	}
+	m.newCanvas(w, h)
 	c := m.canvas
 	l := m.lay
 	var cursor *tea.Cursor
@@ -94,6 +104,15 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 		return "", cursor
 	}
 	return c.Render(), cursor
+}
+
+// newCanvas makes m.canvas a blank w×h canvas (reused when the size did not change).
+func (m *Model) newCanvas(w, h int) {
+	if m.canvas == nil || m.canvas.Width() != w || m.canvas.Height() != h {
+		m.canvas = lipgloss.NewCanvas(w, h)
+	} else {
+		m.canvas.Clear()
+	}
 }
 
 // drawConversation draws the visible window of the conversation (following the end unless

@@ -149,6 +149,11 @@ func (m *Model) handleEditorKey(k tea.KeyPressMsg) tea.Cmd {
 		if text == "" {
 			return nil
 		}
+		if m.agentGone != "" {
+			// Nothing can take it: say so and keep the text (it was queued, silently, before).
+			m.addBanner("error", "the agent has exited ("+m.agentGone+"): the prompt cannot be sent; "+m.keys.Quit.Help().Key+" quits")
+			return nil
+		}
 		m.ed.push(m.ed.value())
 		m.ed.reset()
 		m.lastTyped = time.Time{} // a prompt just sent is not half-typed text the modal could eat
