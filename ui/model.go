@@ -114,6 +114,7 @@ type Model struct {
 	modalSince      time.Time       // when the approval modal last appeared while the user was typing
 
 	showHelp   bool
+	helpScroll int // first line of the help list shown when it is taller than the window
 	showGrants bool
 	grantList  []permissions.Grant
 	grantSel   int

@@ -714,6 +714,37 @@ func TestTooSmallWindowSaysSo(t *testing.T) {
 	}
 }
 
+func TestHelpScrollsWhenTallerThanTheWindow(t *testing.T) {
+	h := newHarness(t, nil)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.key("?")
+	scr := h.screenText()
+	if !strings.Contains(scr, "lines 1–") || !strings.Contains(scr, "send prompt") || strings.Contains(scr, "reject always") {
+		t.Fatalf("help at 80x24, top:\n%s", scr)
+	}
+	for i := 0; i < 5; i++ {
+		h.key("pgdown")
+	}
+	scr = h.screenText()
+	if !strings.Contains(scr, "reject always") || strings.Contains(scr, "send prompt") {
+		t.Fatalf("help at 80x24, scrolled to the end:\n%s", scr)
+	}
+	h.key("up")
+	if !h.m.showHelp {
+		t.Fatal("a scroll key closed the help")
+	}
+	h.key("x")
+	if h.m.showHelp || strings.Contains(h.screenText(), "lines ") {
+		t.Fatal("another key did not close the help")
+	}
+	// Tall enough: no marker, everything shown.
+	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	h.key("?")
+	if scr := h.screenText(); strings.Contains(scr, "lines 1–") || !strings.Contains(scr, "reject always") || !strings.Contains(scr, "send prompt") {
+		t.Fatalf("help at 160x48:\n%s", scr)
+	}
+}
+
 func TestEveryConfigKeyActionIsBindable(t *testing.T) {
 	for _, a := range config.KeyActions {
 		km := DefaultKeyMap()

@@ -350,7 +350,20 @@ func (m *Model) helpOverlay(area uv.Rectangle) string {
 		}
 	}
 	title := m.st.ModalTitle.Render("Keys") + m.st.Dim.Render(" · any key closes")
-	return m.st.Modal.Render(title + "\n\n" + body)
+	lines := strings.Split(body, "\n")
+	frame := lipgloss.Height(m.st.Modal.Render("x")) - 1 // border and padding rows
+	room := area.Dy() - frame - 2                        // rows for the body under the title
+	if len(lines) <= room || room < 2 {
+		m.helpScroll = 0
+		return m.st.Modal.Render(title + "\n\n" + body)
+	}
+	// Taller than the window: a window onto the list that ↑/↓ and pgup/pgdn move, with a marker.
+	room-- // the marker row
+	m.helpScroll = min(max(m.helpScroll, 0), len(lines)-room)
+	shown := lines[m.helpScroll : m.helpScroll+room]
+	marker := m.st.Warn.Render(fmt.Sprintf("lines %d–%d of %d · ↑/↓ pgup/pgdn scroll", m.helpScroll+1, m.helpScroll+room, len(lines)))
+	title = m.st.ModalTitle.Render("Keys") + m.st.Dim.Render(" · other keys close")
+	return m.st.Modal.Render(title + "\n\n" + strings.Join(shown, "\n") + "\n" + marker)
 }
 
 // splitColumns splits blocks, in order, into at most n columns so that the tallest column is as

@@ -35,7 +35,22 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	if m.showHelp {
+		switch k.String() {
+		case "down", "j":
+			m.helpScroll++
+			return nil
+		case "up", "k":
+			m.helpScroll--
+			return nil
+		case "pgdown", "space":
+			m.helpScroll += max(m.height/2, 1)
+			return nil
+		case "pgup":
+			m.helpScroll -= max(m.height/2, 1)
+			return nil
+		}
 		m.showHelp = false
+		m.helpScroll = 0
 		if key.Matches(k, m.keys.Quit) {
 			return m.quit()
 		}
