@@ -83,24 +83,8 @@ func TestTUISIGTERMRestoresTerminal(t *testing.T) {
 	e.writeConfig(demoConfig("ask"))
 	tm := startDemo(t, e, "long 60")
 	tm.waitFor("│tick 2")
-	var pid int
-	for _, p := range processes(t) {
-		if strings.HasPrefix(p.cmdline, binary+" --demo") {
-			pid = p.pid
-		}
-	}
-	if pid == 0 {
-		t.Fatal("acpterm's pid not found")
-	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := tm.exitCode(); code != 1 {
-		t.Fatalf("exit status %d, want 1; screen:\n%s", code, tm.capture())
-	}
-	if got := tm.format("#{alternate_on}"); got != "0" {
-		t.Fatalf("alternate screen after SIGTERM = %q, want 0", got)
-	}
+	killDemo(t, syscall.SIGTERM)
+	wantSignalExit(t, tm)
 	screen := tm.waitFor("e2e$")
 	if !strings.Contains(screen, "acpterm: interrupted by a signal") {
 		t.Fatalf("screen after SIGTERM:\n%s", screen)

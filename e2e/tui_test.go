@@ -70,15 +70,13 @@ func checkRestored(t *testing.T, e *testEnv, tm *tmux) {
 	}
 }
 
-// TestTUIPagerSuspendsAndResumes: ctrl+o opens the selected pane's transcript in $PAGER on the
-// main screen in cooked mode; when the pager ends, the TUI takes the screen back and repaints.
-func TestTUIPagerSuspendsAndResumes(t *testing.T) {
-	e := newEnv(t)
+// startDemoWithPager starts `acpterm --demo --prompt color` with $PAGER set to a shell script of
+// the given body, and waits for the colour command's pane.
+func startDemoWithPager(t *testing.T, e *testEnv, body string) *tmux {
+	t.Helper()
 	e.writeConfig(demoConfig("ask"))
 	pager := filepath.Join(e.home, "pager.sh")
-	// The pager reports whether the tty is in canonical mode, shows the transcript and waits.
-	script := "#!/bin/sh\necho \"pager-running $(stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon)\"\ncat \"$1\"\nread x\n"
-	if err := os.WriteFile(pager, []byte(script), 0o755); err != nil {
+	if err := os.WriteFile(pager, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	tm := startTmux(t, e, 160, 48)
@@ -86,6 +84,44 @@ func TestTUIPagerSuspendsAndResumes(t *testing.T) {
 	tm.shell("clear; PAGER=" + shellQuote(pager) + " " + shellQuote(binary) + " --demo --cwd " + shellQuote(e.project) +
 		" --prompt color; echo \"acpterm-exit=$?\"")
 	tm.waitMatch(regexp.MustCompile(`terminal \S+ exit 0: red green`))
+	return tm
+}
+
+// wantSignalExit waits for acpterm to end with exit status 1 (interrupted by a signal) and
+// checks the alternate screen is off.
+func wantSignalExit(t *testing.T, tm *tmux) {
+	t.Helper()
+	if code := tm.exitCode(); code != 1 {
+		t.Fatalf("acpterm exit status %d after the signal, want 1; screen:\n%s", code, tm.capture())
+	}
+	if got := tm.format("#{alternate_on}"); got != "0" {
+		t.Fatalf("alternate screen after the signal = %q, want 0", got)
+	}
+}
+
+// killDemo sends sig to the running `acpterm --demo` process.
+func killDemo(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	var pid int
+	for _, p := range processes(t) {
+		if strings.HasPrefix(p.cmdline, binary+" --demo") {
+			pid = p.pid
+		}
+	}
+	if pid == 0 {
+		t.Fatal("acpterm's pid not found")
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTUIPagerSuspendsAndResumes: ctrl+o opens the selected pane's transcript in $PAGER on the
+// main screen in cooked mode; when the pager ends, the TUI takes the screen back and repaints.
+func TestTUIPagerSuspendsAndResumes(t *testing.T) {
+	e := newEnv(t)
+	// The pager reports whether the tty is in canonical mode, shows the transcript and waits.
+	tm := startDemoWithPager(t, e, "echo \"pager-running $(stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon)\"\ncat \"$1\"\nread x\n")
 	tm.keys("C-o")
 	screen := tm.waitFor("pager-running")
 	if !strings.Contains(screen, "pager-running icanon") {
@@ -132,36 +168,11 @@ func TestTUIPagerSuspendsAndResumes(t *testing.T) {
 // acpterm shuts down in order; the terminal is restored and the pager's file removed.
 func TestTUISIGTERMWithPagerOpen(t *testing.T) {
 	e := newEnv(t)
-	e.writeConfig(demoConfig("ask"))
-	pager := filepath.Join(e.home, "pager.sh")
-	if err := os.WriteFile(pager, []byte("#!/bin/sh\necho pager-running\nread x\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tm := startTmux(t, e, 160, 48)
-	tm.shell("stty -g > " + shellQuote(filepath.Join(e.home, "stty.before")))
-	tm.shell("clear; PAGER=" + shellQuote(pager) + " " + shellQuote(binary) + " --demo --cwd " + shellQuote(e.project) +
-		" --prompt color; echo \"acpterm-exit=$?\"")
-	tm.waitMatch(regexp.MustCompile(`terminal \S+ exit 0: red green`))
+	tm := startDemoWithPager(t, e, "echo pager-running\nread x\n")
 	tm.keys("C-o")
 	tm.waitFor("pager-running")
-	var pid int
-	for _, p := range processes(t) {
-		if strings.HasPrefix(p.cmdline, binary+" --demo") {
-			pid = p.pid
-		}
-	}
-	if pid == 0 {
-		t.Fatal("acpterm's pid not found")
-	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := tm.exitCode(); code != 1 {
-		t.Fatalf("acpterm exit status %d after SIGTERM, want 1; screen:\n%s", code, tm.capture())
-	}
-	if got := tm.format("#{alternate_on}"); got != "0" {
-		t.Errorf("alternate screen after SIGTERM = %q, want 0", got)
-	}
+	killDemo(t, syscall.SIGTERM)
+	wantSignalExit(t, tm)
 	checkRestored(t, e, tm)
 	if left, _ := filepath.Glob(filepath.Join(e.root, "acpterm-*.txt")); len(left) != 0 {
 		t.Errorf("pager files left behind: %v", left)
