@@ -342,6 +342,10 @@ func TestTUIResizeReachesTheProgram(t *testing.T) {
 		t.Fatalf("terminal records: %v", got)
 	}
 	out, _ := got[0]["output"].(string)
+	// The program started at its pane's size (not 80x24), and saw the new one after the resize.
+	if first := regexp.MustCompile(`^size (\d+) (\d+)`).FindStringSubmatch(out); first == nil || first[1] != strconv.Itoa(r1) || first[2] != strconv.Itoa(c1) {
+		t.Errorf("the program started at %v (rows, cols), its pane was %dx%d (cols×rows): %q", first, c1, r1, out)
+	}
 	m := regexp.MustCompile(`size (\d+) (\d+)\s*$`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("terminal output %q has no final size", out)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +27,7 @@ type ManagerOptions struct {
 // process a child subreaper (see the package documentation).
 type Manager struct {
 	o     ManagerOptions
+	size  atomic.Pointer[Size] // SetDefaultSize; nil → DefaultSize
 	grace time.Duration
 	nonce string
 
@@ -54,6 +56,27 @@ func NewManager(o ManagerOptions) *Manager {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return &Manager{o: o, grace: g, nonce: hex.EncodeToString(b[:]), terms: map[string]*Terminal{}}
+}
+
+// SetDefaultSize sets the size, in cells, of terminals started from now on with a zero
+// StartOptions.Size (the UI keeps it at the size the pane of a new terminal will have, so a
+// program that reads its size once at start — ls, git log, a progress bar — formats for the
+// pane it is shown in). A zero or invalid size restores DefaultSize (80x24). Safe to call at any
+// time from any goroutine.
+func (m *Manager) SetDefaultSize(s Size) {
+	if _, err := s.normalize(); err != nil || s == (Size{}) {
+		m.size.Store(nil)
+		return
+	}
+	m.size.Store(&s)
+}
+
+// DefaultSize returns the size terminals started with a zero StartOptions.Size get.
+func (m *Manager) DefaultSize() Size {
+	if s := m.size.Load(); s != nil {
+		return *s
+	}
+	return DefaultSize
 }
 
 // Start runs a command in a new terminal and returns at once. Errors:

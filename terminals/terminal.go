@@ -45,7 +45,7 @@ type StartOptions struct {
 	ShellLine   string        // run as /bin/sh -c ShellLine (exactly one of Argv/ShellLine)
 	Dir         string        // absolute working directory
 	Env         []string      // the whole environment, "K=V" (TERM=xterm-256color is forced)
-	Size        Size          // initial PTY and screen size in cells; zero → 80x24
+	Size        Size          // initial PTY and screen size in cells; zero → Manager.DefaultSize (80x24 unless set)
 	OutputLimit int           // transcript bytes kept for the agent; <= 0 → DefaultOutputLimit (1 MiB)
 	KillGrace   time.Duration // SIGTERM→SIGKILL grace; 0 → manager default (2 s)
 	Label       string        // display title (the command as the user should read it)
@@ -124,6 +124,9 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 		return nil, fmt.Errorf("terminals: start %q: working directory: %w", argv[0], err)
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("terminals: start %q: working directory %q is not a directory", argv[0], o.Dir)
+	}
+	if o.Size == (Size{}) {
+		o.Size = m.DefaultSize()
 	}
 	size, err := o.Size.normalize()
 	if err != nil {

@@ -609,3 +609,20 @@ func TestBackgroundReadsAtTheBackgroundRate(t *testing.T) {
 		t.Fatalf("foreground output: %d bytes, want %d", len(got), want.Len())
 	}
 }
+
+func TestSetDefaultSizeAppliesToZeroSize(t *testing.T) {
+	h := newMgr(t, ManagerOptions{})
+	h.SetDefaultSize(Size{Cols: 100, Rows: 30})
+	if out := runText(t, h, "stty size", 0); out.Text != "30 100\n" {
+		t.Fatalf("stty size with the default set = %q, want \"30 100\\n\"", out.Text)
+	}
+	term := h.start(t, StartOptions{ShellLine: "stty size", Size: Size{Cols: 50, Rows: 10}})
+	waitExit(t, term)
+	if got := term.Output().Text; got != "10 50\n" {
+		t.Fatalf("an explicit size = %q, want \"10 50\\n\"", got)
+	}
+	h.SetDefaultSize(Size{Cols: 0, Rows: 5}) // invalid: back to DefaultSize
+	if out := runText(t, h, "stty size", 0); out.Text != "24 80\n" || h.DefaultSize() != DefaultSize {
+		t.Fatalf("stty size after an invalid default = %q (%v), want \"24 80\\n\"", out.Text, h.DefaultSize())
+	}
+}

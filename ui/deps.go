@@ -41,9 +41,10 @@ type paneTerm interface {
 	SetBackground(on bool)
 }
 
-// termsAPI looks up client-owned terminals by id.
+// termsAPI looks up client-owned terminals by id and sets the size new ones start with.
 type termsAPI interface {
 	Get(id string) (paneTerm, bool)
+	SetDefaultSize(s terminals.Size)
 }
 
 // grantsAPI lists and revokes this session's "always" grants.
@@ -73,6 +74,8 @@ func (a clientAgent) Info() acpclient.Info                       { return a.c.In
 func (a clientAgent) Screen(id string) (*terminals.Screen, bool) { return a.c.Screen(id) }
 
 type managerTerms struct{ m *terminals.Manager }
+
+func (t managerTerms) SetDefaultSize(s terminals.Size) { t.m.SetDefaultSize(s) }
 
 func (t managerTerms) Get(id string) (paneTerm, bool) {
 	term, ok := t.m.Get(id)

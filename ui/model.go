@@ -85,6 +85,7 @@ type Model struct {
 	needFrame         bool
 	lay               layout
 	lastPaneVersions  uint64 // sum of pane screen versions at the last frame
+	predictedFor      [3]int // width, height, pane count of the last predictNewPaneSize
 	lastFrameAt       time.Time
 	bgRedrawArmed     bool
 	windowTitle       string

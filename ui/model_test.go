@@ -99,6 +99,11 @@ func (t *fakeTerm) SetBackground(on bool)     { t.bg = append(t.bg, on) }
 
 type fakeTerms map[string]*fakeTerm
 
+// SetDefaultSize records the size under the key "" (no terminal has that id).
+func (f fakeTerms) SetDefaultSize(s terminals.Size) {
+	f[""] = &fakeTerm{sizes: []terminals.Size{s}}
+}
+
 func (f fakeTerms) Get(id string) (paneTerm, bool) {
 	t, ok := f[id]
 	return t, ok
@@ -742,6 +747,34 @@ func TestHelpScrollsWhenTallerThanTheWindow(t *testing.T) {
 	h.key("?")
 	if scr := h.screenText(); strings.Contains(scr, "lines 1–") || !strings.Contains(scr, "reject always") || !strings.Contains(scr, "send prompt") {
 		t.Fatalf("help at 160x48:\n%s", scr)
+	}
+}
+
+func TestNewTerminalsStartAtTheirPaneSize(t *testing.T) {
+	h := newHarness(t, nil)
+	h.screenText()
+	predicted := func() terminals.Size {
+		t.Helper()
+		f, ok := h.terms[""]
+		if !ok {
+			t.Fatal("no default size was set")
+		}
+		return f.sizes[0]
+	}
+	want1 := predicted()
+	t1 := startPane(h, "t1")
+	if len(t1.sizes) == 0 || t1.sizes[0] != want1 || want1 == terminals.DefaultSize {
+		t.Fatalf("predicted %v for the first pane, it got %v", want1, t1.sizes)
+	}
+	want2 := predicted()
+	t2 := startPane(h, "t2")
+	if len(t2.sizes) == 0 || t2.sizes[0] != want2 || want2 == want1 {
+		t.Fatalf("predicted %v for the second pane, it got %v", want2, t2.sizes)
+	}
+	h.send(tea.WindowSizeMsg{Width: 200, Height: 50})
+	h.screenText()
+	if got := predicted(); got == want2 || got.Cols < want2.Cols {
+		t.Fatalf("prediction after growing the window: %v (was %v)", got, want2)
 	}
 }
 

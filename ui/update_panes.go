@@ -243,6 +243,7 @@ func (m *Model) applyLayout() {
 		editorLines: m.ed.visualLines(max(m.width-2, 1)),
 		zoomed:      m.zoomed && m.selectedPane() != nil, selected: m.selected,
 	})
+	m.predictNewPaneSize()
 	for _, pr := range m.lay.panes {
 		p := m.panes[pr.index]
 		sz := paneSize(pr.outer)
@@ -256,6 +257,34 @@ func (m *Model) applyLayout() {
 		case p.screen != nil:
 			p.screen.Resize(sz)
 		}
+	}
+}
+
+// predictNewPaneSize tells the terminals manager the size the pane of the next terminal will
+// have (the layout with one more pane, the new one selected unless a pane has the keyboard), so
+// the command starts at that size rather than 80x24 and a program that reads its size once
+// (ls, git log) fits its pane. Only when the window or the pane count changed.
+func (m *Model) predictNewPaneSize() {
+	key := [3]int{m.width, m.height, len(m.panes)}
+	if m.d.terms == nil || key == m.predictedFor {
+		return
+	}
+	m.predictedFor = key
+	sel := len(m.panes)
+	if m.focused && m.selected >= 0 {
+		sel = m.selected
+	}
+	lay := computeLayout(layoutInput{width: m.width, height: m.height, panes: len(m.panes) + 1,
+		editorLines: m.ed.visualLines(max(m.width-2, 1)), selected: sel})
+	for _, pr := range lay.panes {
+		if pr.index == len(m.panes) {
+			m.d.terms.SetDefaultSize(paneSize(pr.outer))
+			return
+		}
+	}
+	// Not shown (tabbed, another pane selected): the size of the shown one is the best guess.
+	if len(lay.panes) > 0 {
+		m.d.terms.SetDefaultSize(paneSize(lay.panes[0].outer))
 	}
 }
 
