@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // The TUI tests run the real binary with --demo in a 160×48 tmux window and drive it with keys.
@@ -455,6 +456,34 @@ func TestTUISuspendAndResume(t *testing.T) {
 	tm.keys("Enter")
 	tm.waitFor("back again")
 	quit(t, e, tm, 0)
+}
+
+// TestTUINoSuspendWithoutJobControl: started with no job-control shell above it (here exec'd by
+// the pane's shell, so its process group is orphaned), ctrl+z would stop acpterm for good; it
+// says so and keeps running.
+func TestTUINoSuspendWithoutJobControl(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask"))
+	tm := startTmux(t, e, 160, 48)
+	tm.shell("exec " + shellQuote(binary) + " --demo --cwd " + shellQuote(e.project) + " --prompt 'echo ready'")
+	tm.waitFor("session demo-1")
+	tm.keys("C-z")
+	tm.waitFor("cannot suspend: acpterm was not started by a shell with job control")
+	if got := tm.format("#{alternate_on}"); got != "1" {
+		t.Fatalf("alternate screen after a refused suspend = %q, want 1", got)
+	}
+	tm.typeText("echo still here")
+	tm.keys("Enter")
+	tm.waitFor("still here")
+	tm.keys("C-q")
+	deadline := time.Now().Add(waitTimeout)
+	for tm.format("#{pane_dead}") != "1" {
+		if time.Now().After(deadline) {
+			t.Fatalf("acpterm still running 30 s after ctrl+q: %+v\n%s", e.leftovers(t), tm.capture())
+		}
+		time.Sleep(pollInterval)
+	}
+	e.waitNoLeftovers(t)
 }
 
 // TestTUIRefusesDumbTerminal: TERM=dumb cannot show the interactive mode; acpterm says so and

@@ -5,7 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -167,8 +170,9 @@ func (s *screen) start(queries ...string) error {
 	return nil
 }
 
-// stop undoes start: modes off, cursor shown, main screen back, termios restored. With final
-// the window title is cleared too (it is kept across a suspension).
+// stop undoes start: modes off, cursor shown, main screen back, the user's window title popped,
+// termios restored. With final our title is also cleared first (for terminals without a title
+// stack).
 func (s *screen) stop(final bool) {
 	if s.active {
 		s.active = false
@@ -184,8 +188,9 @@ func (s *screen) stop(final bool) {
 		}
 		b.WriteString(ansi.SetModeTextCursorEnable)
 		b.WriteString(ansi.ResetModeAltScreenSaveCursor)
-		if final && s.titleSaved {
-			if s.title != "" {
+		if s.titleSaved {
+			// The user's title back, also while suspended or in the pager (start pushes again).
+			if final && s.title != "" {
 				b.WriteString(ansi.SetWindowTitle("")) // where the title stack is not supported
 			}
 			b.WriteString(popTitle)
@@ -316,6 +321,54 @@ const pagerGrace = 500 * time.Millisecond
 // pager's business: the caller's signal handling should ignore it, as system(3) does.
 func PagerRunning() bool {
 	return pagerRunning.Load() || time.Since(time.Unix(0, pagerEnded.Load())) < pagerGrace
+}
+
+// jobControl reports whether a shell with job control can resume acpterm after SIGTSTP, that
+// is, whether acpterm's process group is not orphaned: the first ancestor outside the group is
+// in the same session (the shell that started the job). Started as `tmux new-window acpterm`,
+// `exec acpterm` or `ssh -t host acpterm` it is not: the kernel discards SIGTSTP then, and a
+// suspended acpterm would wait for a SIGCONT nobody sends. Linux /proc; false when unreadable.
+func jobControl() bool {
+	self, ok := procStat(os.Getpid())
+	if !ok {
+		return false
+	}
+	pid := self.ppid
+	for i := 0; i < 64 && pid > 1; i++ {
+		st, ok := procStat(pid)
+		if !ok {
+			return false
+		}
+		if st.pgrp != self.pgrp {
+			return st.sid == self.sid
+		}
+		pid = st.ppid
+	}
+	return false
+}
+
+type pstat struct{ ppid, pgrp, sid int }
+
+// procStat reads a process's parent, process group and session from /proc/PID/stat.
+func procStat(pid int) (pstat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return pstat{}, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return pstat{}, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 5 {
+		return pstat{}, false
+	}
+	var st pstat
+	var err1, err2, err3 error
+	st.ppid, err1 = strconv.Atoi(f[1])
+	st.pgrp, err2 = strconv.Atoi(f[2])
+	st.sid, err3 = strconv.Atoi(f[3])
+	return st, err1 == nil && err2 == nil && err3 == nil
 }
 
 // screenExec runs an external program (the pager) on the user's terminal: the screen is

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,6 +13,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
+	"golang.org/x/sys/unix"
 )
 
 func testScreen(t *testing.T, w, h int) (*screen, *bytes.Buffer) {
@@ -148,7 +151,8 @@ func TestScreenExecSuspendsAroundTheCommand(t *testing.T) {
 	got := out.String()
 	leave := strings.Index(got, ansi.ResetModeAltScreenSaveCursor)
 	enter := strings.Index(got, ansi.SetModeAltScreenSaveCursor)
-	if leave < 0 || enter < leave || strings.Contains(got, ansi.SetWindowTitle("")) || strings.Contains(got, popTitle) || strings.Contains(got, pushTitle) {
+	pop, push := strings.Index(got, popTitle), strings.LastIndex(got, pushTitle)
+	if leave < 0 || enter < leave || strings.Contains(got, ansi.SetWindowTitle("")) || pop < 0 || push < pop {
 		t.Fatalf("suspend/resume wrote %q", got)
 	}
 	out.Reset()
@@ -168,5 +172,16 @@ func TestPagerTextTrimsAndEndsWithNewline(t *testing.T) {
 		if got := pagerText(in); got != want {
 			t.Errorf("pagerText(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestProcStatOfSelf(t *testing.T) {
+	st, ok := procStat(os.Getpid())
+	sid, _ := unix.Getsid(0)
+	if !ok || st.ppid != os.Getppid() || st.pgrp != syscall.Getpgrp() || st.sid != sid {
+		t.Fatalf("procStat(self) = %+v, %v; want ppid %d pgrp %d sid %d", st, ok, os.Getppid(), syscall.Getpgrp(), sid)
+	}
+	if _, ok := procStat(-1); ok {
+		t.Fatal("procStat of no process succeeded")
 	}
 }
