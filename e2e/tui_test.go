@@ -165,16 +165,34 @@ func TestTUIPagerSuspendsAndResumes(t *testing.T) {
 	quit(t, e, tm, 0)
 }
 
-// TestTUISIGTERMWithPagerOpen: SIGTERM while $PAGER has the terminal stops the pager, then
-// acpterm shuts down in order; the terminal is restored and the pager's file removed.
+// TestTUISIGTERMWithPagerOpen: SIGTERM while $PAGER has the terminal stops the pager (here a
+// script that ignores SIGTERM and has started a child, so SIGKILL to the whole tree after the
+// grace), then acpterm shuts down in order; the terminal is restored and the pager's file removed.
 func TestTUISIGTERMWithPagerOpen(t *testing.T) {
 	e := newEnv(t)
-	tm := startDemoWithPager(t, e, "echo pager-running\nread x\n")
+	childPID := filepath.Join(e.home, "pager-child.pid")
+	tm := startDemoWithPager(t, e, "trap '' TERM HUP\nsleep 300 &\necho $! > "+shellQuote(childPID)+"\necho pager-running\nwait\n")
 	tm.keys("C-o")
 	tm.waitFor("pager-running")
 	killDemo(t, syscall.SIGTERM)
 	wantSignalExit(t, tm)
 	checkRestored(t, e, tm)
+	b, err := os.ReadFile(childPID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	// Killed with the pager; init reaps it once acpterm (its subreaper) is gone.
+	for deadline := time.Now().Add(waitTimeout); child > 0; time.Sleep(pollInterval) {
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(child) + "/stat")
+		if err != nil || strings.Contains(string(st), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(child, syscall.SIGKILL)
+			t.Fatalf("the pager's child %d outlived acpterm: %s", child, st)
+		}
+	}
 	if left, _ := filepath.Glob(filepath.Join(e.root, "acpterm-*.txt")); len(left) != 0 {
 		t.Errorf("pager files left behind: %v", left)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -347,6 +348,47 @@ func jobControl() bool {
 	return false
 }
 
+// signalTree sends sig to pid and to every descendant of it (Linux /proc children lists), the
+// descendants first: a wrapper script's own children do not get its signals.
+func signalTree(pid int, sig syscall.Signal) {
+	tree := descendants(pid, nil)
+	for i := len(tree) - 1; i >= 0; i-- {
+		_ = syscall.Kill(tree[i], sig)
+	}
+	_ = syscall.Kill(pid, sig)
+}
+
+// descendants appends pid's descendants to acc, parents before their children (at most 256),
+// from a scan of /proc (the per-task children lists need CONFIG_PROC_CHILDREN, often absent).
+func descendants(pid int, acc []int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return acc
+	}
+	kids := map[int][]int{}
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := procStat(p); ok {
+			kids[st.ppid] = append(kids[st.ppid], p)
+		}
+	}
+	queue := []int{pid}
+	for len(queue) > 0 && len(acc) < 256 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range kids[p] {
+			if !slices.Contains(acc, c) {
+				acc = append(acc, c)
+				queue = append(queue, c)
+			}
+		}
+	}
+	return acc
+}
+
 type pstat struct{ ppid, pgrp, sid int }
 
 // procStat reads a process's parent, process group and session from /proc/PID/stat.
@@ -379,23 +421,38 @@ type screenExec struct {
 	scr *screen
 }
 
+// pagerGraceKill is how long a pager told to stop (SIGTERM) has before SIGKILL.
+const pagerGraceKill = 2 * time.Second
+
 // Run suspends the screen, runs the command and takes the terminal back. When the screen's
-// context ends meanwhile (acpterm is told to stop), the command gets SIGTERM.
+// context ends meanwhile (acpterm is told to stop), the command and every process it started
+// (a PAGER script's less) get SIGTERM, and SIGKILL pagerGraceKill later if still there: none
+// may keep reading the terminal after acpterm is gone.
 func (c *screenExec) Run() error {
 	c.scr.suspend()
 	pagerRunning.Store(true)
 	err := c.Cmd.Start()
 	if err == nil {
 		done := make(chan struct{})
+		stopped := make(chan struct{})
 		go func() {
+			defer close(stopped)
 			select {
 			case <-c.scr.ctx.Done():
-				_ = c.Process.Signal(syscall.SIGTERM)
+			case <-done:
+				return
+			}
+			pid := c.Process.Pid
+			signalTree(pid, syscall.SIGTERM)
+			select {
+			case <-time.After(pagerGraceKill):
+				signalTree(pid, syscall.SIGKILL)
 			case <-done:
 			}
 		}()
 		err = c.Cmd.Wait()
 		close(done)
+		<-stopped
 	}
 	pagerEnded.Store(time.Now().UnixNano())
 	pagerRunning.Store(false)
