@@ -77,6 +77,8 @@ var ErrAgentExited = errors.New("agent exited")
 const (
 	frameInterval = 16 * time.Millisecond
 	frameBurst    = 3
+	// frameSettle is how long a change after a quiet spell waits for the rest of its burst.
+	frameSettle = 1 * time.Millisecond
 )
 
 // pollInterval is how often pane versions are checked when no Wake is wired (ms-scale; only
@@ -256,35 +258,41 @@ func forwardEvents(ctx context.Context, ch <-chan acpclient.Event, send func(tea
 	}
 }
 
-// redrawLoop turns wakes (pane changes) and model-side dirty signals into redrawMsgs: at most
-// frameBurst back to back, then one per frameInterval (a token bucket of frames). After a quiet
-// spell a change is drawn at once, and so is the rest of it when it arrives in pieces a moment
-// later (a typed word echoed by the PTY a byte at a time), instead of waiting a whole interval;
-// a flood still gets ≤ 1/frameInterval frames on average. With wake == nil only model-side
-// signals arrive here.
+// redrawLoop turns wakes (pane changes) and model-side dirty signals into redrawMsgs. A change
+// after a quiet spell waits frameSettle, so the rest of a burst that is already on its way (the
+// other keys of one terminal read, a word the PTY echoes a byte at a time) lands in the same
+// frame; then frames are spent from a token bucket: at most frameBurst back to back, one per
+// frameInterval on average, so a flood gets ≤ 1/frameInterval frames. With wake == nil only
+// model-side signals arrive here.
 func redrawLoop(ctx context.Context, wake <-chan struct{}, dirty <-chan struct{}, send func(tea.Msg)) {
 	budget := newFrameBudget(time.Now())
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	pending := false
+	pending := false // a frame is on its way: settling, or waiting for the budget
 	for {
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return
 		case <-wake:
-		case <-dirty:
-		case <-timer.C:
-			pending = false
-		}
-		if pending {
+			if !pending {
+				pending = true
+				timer.Reset(frameSettle)
+			}
 			continue
+		case <-dirty:
+			if !pending {
+				pending = true
+				timer.Reset(frameSettle)
+			}
+			continue
+		case <-timer.C:
 		}
 		if wait := budget.take(time.Now()); wait > 0 {
-			pending = true
 			timer.Reset(wait)
 			continue
 		}
+		pending = false
 		send(redrawMsg{})
 	}
 }
