@@ -114,11 +114,12 @@ type Model struct {
 	typingTickArmed bool            // a typingIdleMsg is on its way
 	modalSince      time.Time       // when the approval modal last appeared while the user was typing
 
-	showHelp   bool
-	helpScroll int // first line of the help list shown when it is taller than the window
-	showGrants bool
-	grantList  []permissions.Grant
-	grantSel   int
+	showHelp       bool
+	helpScroll     int  // first line of the help list shown when it is taller than the window
+	helpScrollable bool // the help list is taller than the window (scroll keys scroll it)
+	showGrants     bool
+	grantList      []permissions.Grant
+	grantSel       int
 
 	agentGone string // non-empty once the agent process exited on its own: the status text
 	closed    bool   // the event channel closed
@@ -409,6 +410,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 
 // addBanner shows a message in the conversation after the current last item.
 func (m *Model) addBanner(level, text string) {
+	if n := len(m.banners); n > 0 && m.banners[n-1].text == text && m.banners[n-1].after == len(m.state.Timeline) {
+		return // the same message again, with nothing in between: once is enough
+	}
 	m.banners = append(m.banners, banner{after: len(m.state.Timeline), level: level, text: text})
 	m.markDirty()
 }

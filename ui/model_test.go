@@ -568,8 +568,9 @@ func TestAgentExitBannerAndErrors(t *testing.T) {
 	if got := h.m.ed.value(); got != "more" || len(h.m.queue) != 0 {
 		t.Fatalf("editor %q, queue %q: want the text kept, nothing queued", got, h.m.queue)
 	}
-	if scr := h.screenText(); !strings.Contains(scr, "✗ the agent has exited (exit 3): the prompt cannot be sent; ctrl+q quits") {
-		t.Fatalf("no explanation on screen:\n%s", scr)
+	h.key("enter") // again: the same explanation is not repeated
+	if scr := h.screenText(); strings.Count(scr, "✗ the agent has exited (exit 3): the prompt cannot be sent; ctrl+q quits") != 1 {
+		t.Fatalf("want the explanation once on screen:\n%s", scr)
 	}
 }
 
@@ -701,10 +702,10 @@ func TestTooSmallWindowSaysSo(t *testing.T) {
 	for _, c := range []struct {
 		w, h int
 		want string
-	}{{19, 24, "19x24 < 20x6"}, {60, 5, "60x5 < 20x6"}, {12, 3, "12x3 < 20x6"}} {
+	}{{19, 24, "window 19x24"}, {60, 5, "window 60x5"}, {12, 3, "window 12x3"}} {
 		h.send(tea.WindowSizeMsg{Width: c.w, Height: c.h})
 		scr := h.screenText()
-		if !strings.Contains(scr, "too small") || !strings.Contains(scr, c.want) {
+		if !strings.Contains(scr, "needs 20x6") || !strings.Contains(scr, c.want) {
 			t.Fatalf("%dx%d:\n%s", c.w, c.h, scr)
 		}
 		for i, l := range strings.Split(scr, "\n") {
@@ -714,7 +715,7 @@ func TestTooSmallWindowSaysSo(t *testing.T) {
 		}
 	}
 	h.send(tea.WindowSizeMsg{Width: 20, Height: 6})
-	if scr := h.screenText(); strings.Contains(scr, "too small") {
+	if scr := h.screenText(); strings.Contains(scr, "needs 20x6") {
 		t.Fatalf("20x6 is big enough:\n%s", scr)
 	}
 }
@@ -724,7 +725,7 @@ func TestHelpScrollsWhenTallerThanTheWindow(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.key("?")
 	scr := h.screenText()
-	if !strings.Contains(scr, "lines 1–") || !strings.Contains(scr, "send prompt") || strings.Contains(scr, "reject always") {
+	if !strings.Contains(scr, "pgup/pgdn scroll") || !strings.Contains(scr, "send prompt") || strings.Contains(scr, "reject always") {
 		t.Fatalf("help at 80x24, top:\n%s", scr)
 	}
 	for i := 0; i < 5; i++ {
@@ -739,14 +740,18 @@ func TestHelpScrollsWhenTallerThanTheWindow(t *testing.T) {
 		t.Fatal("a scroll key closed the help")
 	}
 	h.key("x")
-	if h.m.showHelp || strings.Contains(h.screenText(), "lines ") {
+	if h.m.showHelp || strings.Contains(h.screenText(), "pgup/pgdn scroll") {
 		t.Fatal("another key did not close the help")
 	}
 	// Tall enough: no marker, everything shown.
 	h.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 	h.key("?")
-	if scr := h.screenText(); strings.Contains(scr, "lines 1–") || !strings.Contains(scr, "reject always") || !strings.Contains(scr, "send prompt") {
+	if scr := h.screenText(); strings.Contains(scr, "pgup/pgdn scroll") || !strings.Contains(scr, "reject always") || !strings.Contains(scr, "send prompt") {
 		t.Fatalf("help at 160x48:\n%s", scr)
+	}
+	h.key("down") // not scrollable: any key closes, as its title says
+	if h.m.showHelp {
+		t.Fatal("down kept a help that fits open")
 	}
 }
 

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -21,9 +22,9 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 	// Pane versions as of before drawing (see drawPane): a change during the frame redraws.
 	versions := m.paneVersions()
 	if m.width < minWindowWidth || m.height < minWindowHeight {
-		// Too small for the layout: say so rather than show a clipped corner of it.
+		// Too small for the layout: say so (size and minimum) rather than show a clipped corner.
 		m.newCanvas(m.width, m.height)
-		lines := []string{"too small", fmt.Sprintf("%dx%d < %dx%d", m.width, m.height, minWindowWidth, minWindowHeight)}
+		lines := []string{fmt.Sprintf("window %dx%d", m.width, m.height), fmt.Sprintf("needs %dx%d", minWindowWidth, minWindowHeight)}
 		for i, l := range lines[:min(len(lines), m.height)] {
 			l = truncate(l, m.width)
 			drawText(m.canvas, uv.Rect(max((m.width-ansi.StringWidth(l))/2, 0), max((m.height-len(lines))/2, 0)+i, m.width, 1), m.st.Warn.Render(l))
@@ -354,14 +355,16 @@ func (m *Model) helpOverlay(area uv.Rectangle) string {
 	frame := lipgloss.Height(m.st.Modal.Render("x")) - 1 // border and padding rows
 	room := area.Dy() - frame - 2                        // rows for the body under the title
 	if len(lines) <= room || room < 2 {
-		m.helpScroll = 0
+		m.helpScroll, m.helpScrollable = 0, false
 		return m.st.Modal.Render(title + "\n\n" + body)
 	}
+	m.helpScrollable = true
 	// Taller than the window: a window onto the list that ↑/↓ and pgup/pgdn move, with a marker.
 	room-- // the marker row
 	m.helpScroll = min(max(m.helpScroll, 0), len(lines)-room)
 	shown := lines[m.helpScroll : m.helpScroll+room]
-	marker := m.st.Warn.Render(fmt.Sprintf("lines %d–%d of %d · ↑/↓ pgup/pgdn scroll", m.helpScroll+1, m.helpScroll+room, len(lines)))
+	digits := len(strconv.Itoa(len(lines))) // a fixed width: the box does not change size while scrolling
+	marker := m.st.Warn.Render(fmt.Sprintf("lines %*d–%*d of %d · ↑/↓ pgup/pgdn scroll", digits, m.helpScroll+1, digits, m.helpScroll+room, len(lines)))
 	title = m.st.ModalTitle.Render("Keys") + m.st.Dim.Render(" · other keys close")
 	return m.st.Modal.Render(title + "\n\n" + strings.Join(shown, "\n") + "\n" + marker)
 }

@@ -34,7 +34,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
-	if m.showHelp {
+	if m.showHelp && m.helpScrollable {
 		switch k.String() {
 		case "down", "j":
 			m.helpScroll++
@@ -49,6 +49,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			m.helpScroll -= max(m.height/2, 1)
 			return nil
 		}
+	}
+	if m.showHelp {
 		m.showHelp = false
 		m.helpScroll = 0
 		if key.Matches(k, m.keys.Quit) {
