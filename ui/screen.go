@@ -32,13 +32,14 @@ import (
 // and a 1 frame/s ticker that has nothing to flush; frames are already coalesced to about one
 // per frameInterval by redrawLoop, and nothing is written when nothing changed.
 //
-// What it sets up on start and undoes on close and around an external program ($PAGER):
-// raw mode on the input tty, the alternate screen, a hidden cursor (shown where the frame puts
-// it), bracketed paste, mouse cell motion with SGR encoding, modifyOtherKeys 2 and the kitty
-// keyboard protocol (flags 1: disambiguate), the window title. It queries synchronized output
-// (mode 2026) and uses it when the terminal reports it. All methods run on Bubble Tea's event
-// loop goroutine (Update, and p.exec for the pager) or after the program ended; none blocks
-// except on the terminal write itself.
+// What it sets up on start and undoes on close, around an external program ($PAGER) and
+// around a suspension (ctrl+z): raw mode on the input tty, the alternate screen, a hidden
+// cursor (shown where the frame puts it), bracketed paste, mouse cell motion with SGR encoding,
+// modifyOtherKeys 2 and the kitty keyboard protocol (flags 1: disambiguate), the window title
+// (the user's is pushed on the terminal's title stack and popped back). It queries synchronized
+// output (mode 2026) and uses it when the terminal reports it. All methods run on Bubble Tea's
+// event loop goroutine (Update, and p.exec for the pager) or after the program ended; none
+// blocks except on the terminal write itself.
 type screen struct {
 	ctx     context.Context // the program's; ending it stops a running pager
 	out     io.Writer
@@ -60,7 +61,7 @@ type screen struct {
 	active     bool // started and not closed or suspended
 	shown      *tea.Cursor
 	title      string
-	titleSaved bool  // the user's window title was pushed (start) and is popped on close
+	titleSaved bool  // the user's window title was pushed (start) and is popped by stop
 	err        error // first write error; nothing more is written after it
 }
 
