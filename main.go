@@ -22,6 +22,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -238,12 +239,23 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 
 	// 9. The front end.
 	if o.headless {
-		code, err := ui.RunHeadless(ctx, ui.HeadlessOptions{
+		// A reader that goes away (`| head -1`) ends the session in order instead of killing
+		// acpterm with SIGPIPE halfway: writes then fail with EPIPE, which cancels hctx.
+		hctx, outGone := context.WithCancel(ctx)
+		defer outGone()
+		pipe := make(chan os.Signal, 1)
+		signal.Notify(pipe, syscall.SIGPIPE)
+		defer signal.Stop(pipe)
+		out := &pipeWriter{w: std.out, gone: outGone}
+		code, err := ui.RunHeadless(hctx, ui.HeadlessOptions{
 			Client: s.client, TerminalText: ui.TerminalText(s.mgr, s.client.Screen),
-			Prompts: prompts, Approve: o.approve, Out: std.out,
+			Prompts: prompts, Approve: o.approve, Out: out,
 		})
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return exitFailure, fmt.Errorf("interrupted by a signal")
+		case out.broken.Load():
+			return exitFailure, fmt.Errorf("standard output was closed (broken pipe); the session was stopped")
 		}
 		return code, err
 	}
@@ -432,4 +444,20 @@ func notifyShutdown(parent context.Context) (context.Context, func()) {
 			cancel()
 		})
 	}
+}
+
+// pipeWriter passes writes to w; the first EPIPE (the reader went away) marks it broken and
+// calls gone. Used for headless output, with SIGPIPE caught so that writes return EPIPE.
+type pipeWriter struct {
+	w      io.Writer
+	gone   func()
+	broken atomic.Bool
+}
+
+func (p *pipeWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if err != nil && errors.Is(err, syscall.EPIPE) && p.broken.CompareAndSwap(false, true) {
+		p.gone()
+	}
+	return n, err
 }

@@ -1,9 +1,13 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -244,4 +248,42 @@ func TestDemoScratchDirRemovedWhenUnused(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(e.root, "acpterm-demo-*")); len(left) != 0 {
 		t.Fatalf("scratch dirs left: %v", left)
 	}
+}
+
+// TestHeadlessReaderGoesAway: `acpterm --headless … | head -1`: when stdout's reader closes,
+// the session stops in order (exit 1, a message on stderr), with no process and no demo scratch
+// directory left behind, instead of acpterm dying of SIGPIPE halfway.
+func TestHeadlessReaderGoesAway(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--headless", "--demo", "--approve", "allow", "--prompt", "long 30")
+	cmd.Env = e.vars()
+	cmd.Dir = e.project
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(first, "[session] demo-1 acpterm-demo") {
+		t.Fatalf("first line %q, %v", first, err)
+	}
+	_ = stdout.Close() // the reader goes away, as head -1 does
+	err = cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v (want status 1); stderr %q", err, errb.String())
+	}
+	if got := errb.String(); got != "acpterm: standard output was closed (broken pipe); the session was stopped\n" {
+		t.Fatalf("stderr %q", got)
+	}
+	if left, _ := filepath.Glob(filepath.Join(e.root, "acpterm-demo-*")); len(left) != 0 {
+		t.Fatalf("demo scratch directories left: %v", left)
+	}
+	e.waitNoLeftovers(t)
 }
