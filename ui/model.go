@@ -234,7 +234,7 @@ func (m *Model) cancelTurn() tea.Cmd {
 // keep running. The shell's fg resumes it (tea.ResumeMsg).
 func (m *Model) suspend() tea.Cmd {
 	if m.scr != nil {
-		if !canSuspend() {
+		if !jobControl() {
 			m.addBanner("warn", "cannot suspend: acpterm was not started by a shell with job control, so nothing could resume it")
 			return nil
 		}
@@ -242,9 +242,6 @@ func (m *Model) suspend() tea.Cmd {
 	}
 	return tea.Suspend
 }
-
-// canSuspend is jobControl, replaceable by tests.
-var canSuspend = jobControl
 
 // quit ends the program; Run then performs the shutdown (Client.Close, Terminals.Close).
 func (m *Model) quit() tea.Cmd {
