@@ -145,7 +145,7 @@ type Client struct {
 	approvedBy  map[string]string // command key → who approved it (PermissionResolved.By), this turn
 	pend        map[string]*pendingReq
 	pendSeq     int
-	tools       map[string]*toolInfo
+	tools       map[string]*ToolCall // what updates said of each tool call (for policy decisions and labels)
 	terms       map[string]*clientTerm
 	agentTerms  map[string]*agentTerm
 	closing     bool
@@ -153,15 +153,6 @@ type Client struct {
 	exitErr     *AgentExitError
 
 	closeOnce sync.Once
-}
-
-// toolInfo is what the client remembers of a tool call for policy decisions.
-type toolInfo struct {
-	title     string
-	kind      acp.ToolKind
-	rawInput  any
-	locations []acp.ToolCallLocation
-	content   []acp.ToolCallContent
 }
 
 // Start spawns the agent (own process group, stderr to a ring and the log), runs initialize
@@ -216,7 +207,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	c := &Client{
 		o: o, cfg: cfg, log: log, q: newEventQueue(),
 		readDone: make(chan struct{}), gone: make(chan struct{}),
-		approved: map[string]string{}, approvedBy: map[string]string{}, pend: map[string]*pendingReq{}, tools: map[string]*toolInfo{},
+		approved: map[string]string{}, approvedBy: map[string]string{}, pend: map[string]*pendingReq{}, tools: map[string]*ToolCall{},
 		terms: map[string]*clientTerm{}, agentTerms: map[string]*agentTerm{},
 	}
 	c.cond = sync.NewCond(&c.mu)

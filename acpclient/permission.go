@@ -197,27 +197,13 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 	}
 	tcID := string(p.ToolCall.ToolCallId)
 	c.mu.Lock()
-	var ti toolInfo
+	var ti ToolCall
 	if known := c.tools[tcID]; known != nil {
 		ti = *known
 	}
 	c.mu.Unlock()
 	// The request's own fields win over what updates said.
-	if p.ToolCall.Title != nil {
-		ti.title = *p.ToolCall.Title
-	}
-	if p.ToolCall.Kind != nil {
-		ti.kind = *p.ToolCall.Kind
-	}
-	if p.ToolCall.RawInput != nil {
-		ti.rawInput = p.ToolCall.RawInput
-	}
-	if p.ToolCall.Locations != nil {
-		ti.locations = p.ToolCall.Locations
-	}
-	if p.ToolCall.Content != nil {
-		ti.content = p.ToolCall.Content
-	}
+	mergeToolCallUpdate(&ti, &p.ToolCall)
 	d, approveKeys := c.decideToolCall(&ti)
 
 	selected := func(id, by string) (acp.RequestPermissionResponse, error) {
@@ -314,19 +300,19 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 // resolvedToolCall is the request's tool call for PermissionResolved: the request's own fields,
 // with title, kind, rawInput and locations taken from what earlier updates said (ti) when the
 // request left them out.
-func resolvedToolCall(req acp.ToolCallUpdate, ti *toolInfo) acp.ToolCallUpdate {
+func resolvedToolCall(req acp.ToolCallUpdate, ti *ToolCall) acp.ToolCallUpdate {
 	tc := req
-	if tc.Title == nil && ti.title != "" {
-		tc.Title = acp.Ptr(ti.title)
+	if tc.Title == nil && ti.Title != "" {
+		tc.Title = acp.Ptr(ti.Title)
 	}
-	if tc.Kind == nil && ti.kind != "" {
-		tc.Kind = acp.Ptr(ti.kind)
+	if tc.Kind == nil && ti.Kind != "" {
+		tc.Kind = acp.Ptr(ti.Kind)
 	}
 	if tc.RawInput == nil {
-		tc.RawInput = ti.rawInput
+		tc.RawInput = ti.RawInput
 	}
 	if tc.Locations == nil {
-		tc.Locations = ti.locations
+		tc.Locations = ti.Locations
 	}
 	return tc
 }
@@ -336,21 +322,21 @@ func resolvedToolCall(req acp.ToolCallUpdate, ti *toolInfo) acp.ToolCallUpdate {
 // turn's later terminal/create of the same command ("cmd:…") or fs/write_text_file of the same
 // paths ("write:…"). A call with no kind but a command in rawInput is judged as execute
 // (claude-agent-acp 0.17.1 sends no kind); one with no kind and file paths as an edit.
-func (c *Client) decideToolCall(ti *toolInfo) (*permissions.Decision, []string) {
+func (c *Client) decideToolCall(ti *ToolCall) (*permissions.Decision, []string) {
 	if c.o.Engine == nil {
 		return nil, nil
 	}
-	cmd, argv := commandOf(ti.rawInput)
+	cmd, argv := commandOf(ti.RawInput)
 	hasCmd := cmd != "" || len(argv) > 0
 	switch {
-	case hasCmd && (ti.kind == acp.ToolKindExecute || ti.kind == "" || ti.kind == acp.ToolKindOther):
-		req := permissions.CommandRequest{Session: c.sid(), Command: cmd, Cwd: c.cwdOf(ti.rawInput)}
+	case hasCmd && (ti.Kind == acp.ToolKindExecute || ti.Kind == "" || ti.Kind == acp.ToolKindOther):
+		req := permissions.CommandRequest{Session: c.sid(), Command: cmd, Cwd: c.cwdOf(ti.RawInput)}
 		if len(argv) > 0 {
 			req.Command, req.Args = argv[0], argv[1:]
 		}
 		d := c.o.Engine.DecideCommand(req)
 		return &d, []string{"cmd:" + commandKey(req.Command, req.Args)}
-	case ti.kind == acp.ToolKindEdit || ti.kind == acp.ToolKindDelete || ti.kind == acp.ToolKindMove || (ti.kind == "" && !hasCmd):
+	case ti.Kind == acp.ToolKindEdit || ti.Kind == acp.ToolKindDelete || ti.Kind == acp.ToolKindMove || (ti.Kind == "" && !hasCmd):
 		paths := c.pathsOf(ti)
 		if len(paths) == 0 {
 			return nil, nil
@@ -372,8 +358,8 @@ func (c *Client) decideToolCall(ti *toolInfo) (*permissions.Decision, []string) 
 
 // proposedDiff previews an edit tool call's change for the question: rawInput content (Write)
 // or old_string/new_string (Edit) applied to the current file. nil when it cannot tell.
-func (c *Client) proposedDiff(ti *toolInfo) *FileDiff {
-	m, ok := ti.rawInput.(map[string]any)
+func (c *Client) proposedDiff(ti *ToolCall) *FileDiff {
+	m, ok := ti.RawInput.(map[string]any)
 	if !ok || c.o.Engine == nil {
 		return nil
 	}
@@ -445,7 +431,7 @@ func (c *Client) cwdOf(raw any) string {
 
 // pathsOf collects the files an edit tool call touches: locations, diff content, and
 // rawInput file_path/path/filePath/abs_path; relative paths are taken from the session cwd.
-func (c *Client) pathsOf(ti *toolInfo) []string {
+func (c *Client) pathsOf(ti *ToolCall) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -461,15 +447,15 @@ func (c *Client) pathsOf(ti *toolInfo) []string {
 			out = append(out, p)
 		}
 	}
-	for _, l := range ti.locations {
+	for _, l := range ti.Locations {
 		add(l.Path)
 	}
-	for _, ct := range ti.content {
+	for _, ct := range ti.Content {
 		if ct.Diff != nil {
 			add(ct.Diff.Path)
 		}
 	}
-	if m, ok := ti.rawInput.(map[string]any); ok {
+	if m, ok := ti.RawInput.(map[string]any); ok {
 		for _, k := range []string{"file_path", "path", "filePath", "abs_path", "notebook_path"} {
 			if s, ok := m[k].(string); ok {
 				add(s)

@@ -321,37 +321,12 @@ func (s *State) applyUpdate(u acp.SessionUpdate) {
 	case u.ToolCall != nil:
 		tc := u.ToolCall
 		t := s.tool(string(tc.ToolCallId))
-		// A repeated tool_call for a known id (claude-agent-acp 0.17.1 sends two) is an upsert:
-		// fields it carries replace, absent ones stay.
-		if tc.Title != "" {
-			t.Title = tc.Title
-		}
-		if tc.Kind != "" {
-			t.Kind = tc.Kind
-		}
-		if tc.Status != "" {
-			t.Status = tc.Status
-		}
-		if tc.Content != nil {
-			t.Content = tc.Content
-		}
-		if tc.Locations != nil {
-			t.Locations = tc.Locations
-		}
-		if tc.RawInput != nil {
-			t.RawInput = tc.RawInput
-		}
-		if tc.RawOutput != nil {
-			t.RawOutput = tc.RawOutput
-		}
+		mergeToolCall(t, tc)
 		s.collectTerminals(t, tc.Content, tc.Meta)
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
 		t := s.tool(string(tu.ToolCallId))
-		mergeToolCallUpdate(t, &acp.ToolCallUpdate{
-			Content: tu.Content, Kind: tu.Kind, Locations: tu.Locations, RawInput: tu.RawInput,
-			RawOutput: tu.RawOutput, Status: tu.Status, Title: tu.Title, ToolCallId: tu.ToolCallId,
-		})
+		mergeToolCallUpdate(t, toolCallUpdateOf(tu))
 		s.collectTerminals(t, tu.Content, tu.Meta)
 	case u.Plan != nil:
 		s.Plan = u.Plan.Entries
@@ -380,6 +355,42 @@ func (s *State) applyUpdate(u acp.SessionUpdate) {
 	case u.UsageUpdate != nil:
 		uu := *u.UsageUpdate
 		s.Usage = &uu
+	}
+}
+
+// mergeToolCall applies a tool_call notification to t. A repeated tool_call for a known id
+// (claude-agent-acp 0.17.1 sends two) is an upsert: fields it carries replace, absent (empty)
+// ones stay.
+func mergeToolCall(t *ToolCall, tc *acp.SessionUpdateToolCall) {
+	if tc.Title != "" {
+		t.Title = tc.Title
+	}
+	if tc.Kind != "" {
+		t.Kind = tc.Kind
+	}
+	if tc.Status != "" {
+		t.Status = tc.Status
+	}
+	if tc.Content != nil {
+		t.Content = tc.Content
+	}
+	if tc.Locations != nil {
+		t.Locations = tc.Locations
+	}
+	if tc.RawInput != nil {
+		t.RawInput = tc.RawInput
+	}
+	if tc.RawOutput != nil {
+		t.RawOutput = tc.RawOutput
+	}
+}
+
+// toolCallUpdateOf is the tool_call_update notification's payload as an acp.ToolCallUpdate
+// (the type permission requests carry), for mergeToolCallUpdate.
+func toolCallUpdateOf(tu *acp.SessionToolCallUpdate) *acp.ToolCallUpdate {
+	return &acp.ToolCallUpdate{
+		Content: tu.Content, Kind: tu.Kind, Locations: tu.Locations, RawInput: tu.RawInput,
+		RawOutput: tu.RawOutput, Status: tu.Status, Title: tu.Title, ToolCallId: tu.ToolCallId,
 	}
 }
 

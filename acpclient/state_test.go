@@ -268,7 +268,7 @@ func TestToolLabel(t *testing.T) {
 		{map[string]any{"command": []any{"git", 3}}, "Title", "Title"},
 		{nil, "Terminal", "Terminal"},
 	} {
-		if got := toolLabel(&toolInfo{rawInput: c.raw, title: c.title}); got != c.want {
+		if got := toolLabel(&ToolCall{RawInput: c.raw, Title: c.title}); got != c.want {
 			t.Errorf("toolLabel(%v) = %q, want %q", c.raw, got, c.want)
 		}
 	}

@@ -53,42 +53,14 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 	case u.ToolCall != nil:
 		tc := u.ToolCall
 		ti := c.toolLocked(string(tc.ToolCallId))
-		if tc.Title != "" {
-			ti.title = tc.Title
-		}
-		if tc.Kind != "" {
-			ti.kind = tc.Kind
-		}
-		if tc.RawInput != nil {
-			ti.rawInput = tc.RawInput
-		}
-		if tc.Locations != nil {
-			ti.locations = tc.Locations
-		}
-		if tc.Content != nil {
-			ti.content = tc.Content
-		}
+		mergeToolCall(ti, tc)
 		after = c.agentTerminalMetaLocked(string(tc.ToolCallId), ti, tc.Meta)
 		after = append(after, c.retitleAgentTermsLocked(string(tc.ToolCallId), ti)...)
 		after = append(after, c.rawOutputFallbackLocked(string(tc.ToolCallId), tc.Status, tc.RawOutput)...)
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
 		ti := c.toolLocked(string(tu.ToolCallId))
-		if tu.Title != nil {
-			ti.title = *tu.Title
-		}
-		if tu.Kind != nil {
-			ti.kind = *tu.Kind
-		}
-		if tu.RawInput != nil {
-			ti.rawInput = tu.RawInput
-		}
-		if tu.Locations != nil {
-			ti.locations = tu.Locations
-		}
-		if tu.Content != nil {
-			ti.content = tu.Content
-		}
+		mergeToolCallUpdate(ti, toolCallUpdateOf(tu))
 		after = c.agentTerminalMetaLocked(string(tu.ToolCallId), ti, tu.Meta)
 		if tu.Title != nil || tu.RawInput != nil {
 			after = append(after, c.retitleAgentTermsLocked(string(tu.ToolCallId), ti)...)
@@ -113,10 +85,10 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 	}
 }
 
-func (c *Client) toolLocked(id string) *toolInfo {
+func (c *Client) toolLocked(id string) *ToolCall {
 	ti := c.tools[id]
 	if ti == nil {
-		ti = &toolInfo{}
+		ti = &ToolCall{}
 		c.tools[id] = ti
 	}
 	return ti
@@ -138,7 +110,7 @@ type agentTerm struct {
 
 // agentTerminalMetaLocked handles `_meta.terminal_info` / `terminal_output` / `terminal_exit`
 // of a tool call and returns the events to emit after the update itself.
-func (c *Client) agentTerminalMetaLocked(toolCallID string, ti *toolInfo, meta map[string]any) []Event {
+func (c *Client) agentTerminalMetaLocked(toolCallID string, ti *ToolCall, meta map[string]any) []Event {
 	if len(meta) == 0 {
 		return nil
 	}
@@ -198,7 +170,7 @@ func (c *Client) agentTerminalMetaLocked(toolCallID string, ti *toolInfo, meta m
 // it: claude-agent-acp 0.23.1 announces the terminal on a tool_call titled "Terminal" and sends
 // the real title and rawInput.command in later tool_call_updates. A terminal whose label
 // (toolLabel: the command, else the title) changed to a non-empty one gets a TerminalRetitled.
-func (c *Client) retitleAgentTermsLocked(toolCallID string, ti *toolInfo) []Event {
+func (c *Client) retitleAgentTermsLocked(toolCallID string, ti *ToolCall) []Event {
 	if len(c.agentTerms) == 0 || toolCallID == "" {
 		return nil
 	}
@@ -273,15 +245,15 @@ func (at *agentTerm) crlf(s string) []byte {
 }
 
 // toolLabel is how a person should read a tool call's command: rawInput.command, else the title.
-func toolLabel(ti *toolInfo) string {
-	if cmd, argv := commandOf(ti.rawInput); cmd != "" {
+func toolLabel(ti *ToolCall) string {
+	if cmd, argv := commandOf(ti.RawInput); cmd != "" {
 		return cmd
 	} else if len(argv) == 3 && (argv[1] == "-c" || argv[1] == "-lc") && strings.HasSuffix(argv[0], "sh") {
 		return argv[2] // codex-acp: ["/bin/bash","-lc",LINE]
 	} else if len(argv) > 0 {
 		return strings.Join(argv, " ")
 	}
-	return ti.title
+	return ti.Title
 }
 
 // closeAgentScreens ends the reply goroutines of agent-owned screens (they stay drawable).
