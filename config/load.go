@@ -376,21 +376,7 @@ func (l *loader) merge(cfg *Config, fc *fileConfig) error {
 			}
 			cfg.Policy.Unmatched = v
 		}
-		if err := l.scalars(cfg, p); err != nil {
-			return err
-		}
-		if err := l.commands(cfg, p.Commands); err != nil {
-			return err
-		}
-		if e := p.Env; e != nil {
-			if err := l.envList(cfg, "policy.env.deny", e.Deny, &cfg.Policy.Env.Deny); err != nil {
-				return err
-			}
-			if err := l.envList(cfg, "policy.env.allow", e.Allow, &cfg.Policy.Env.Allow); err != nil {
-				return err
-			}
-		}
-		if err := l.fs(cfg, p.FS); err != nil {
+		if err := l.policyTables(cfg, p); err != nil {
 			return err
 		}
 	}
@@ -409,6 +395,27 @@ func (l *loader) merge(cfg *Config, fc *fileConfig) error {
 		}
 	}
 	return nil
+}
+
+// policyTables applies the [policy] keys the user file and a project file share (the scalars,
+// [policy.commands], [policy.env], [policy.fs]); each checks what the file may set (a project
+// file only tightens: l.project).
+func (l *loader) policyTables(cfg *Config, p *filePolicy) error {
+	if err := l.scalars(cfg, p); err != nil {
+		return err
+	}
+	if err := l.commands(cfg, p.Commands); err != nil {
+		return err
+	}
+	if e := p.Env; e != nil {
+		if err := l.envList(cfg, "policy.env.deny", e.Deny, &cfg.Policy.Env.Deny); err != nil {
+			return err
+		}
+		if err := l.envList(cfg, "policy.env.allow", e.Allow, &cfg.Policy.Env.Allow); err != nil {
+			return err
+		}
+	}
+	return l.fs(cfg, p.FS)
 }
 
 // scalars validates output_byte_limit, kill_grace and max_terminals. In a project file each
@@ -713,21 +720,7 @@ func (l *loader) tighten(cfg *Config, fc *fileConfig) error {
 		}
 		cfg.Policy.Unmatched = v
 	}
-	if err := l.scalars(cfg, p); err != nil {
-		return err
-	}
-	if err := l.commands(cfg, p.Commands); err != nil {
-		return err
-	}
-	if e := p.Env; e != nil {
-		if err := l.envList(cfg, "policy.env.allow", e.Allow, &cfg.Policy.Env.Allow); err != nil {
-			return err
-		}
-		if err := l.envList(cfg, "policy.env.deny", e.Deny, &cfg.Policy.Env.Deny); err != nil {
-			return err
-		}
-	}
-	return l.fs(cfg, p.FS)
+	return l.policyTables(cfg, p)
 }
 
 // expandTilde expands a leading "~" or "~/" with $HOME.
