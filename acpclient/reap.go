@@ -296,13 +296,18 @@ func (r *orphanReaper) visit(pid int, kill bool) int {
 	if !ok {
 		return 0
 	}
+	inTree := r.groups[st.pgrp] || r.groups[st.sid]
 	if st.state == 'Z' {
-		if st.ppid == r.self && (r.seen[pid] || r.groups[st.pgrp] || r.groups[st.sid]) {
+		if st.ppid == r.self && (r.seen[pid] || inTree) {
 			delete(r.seen, pid)
 			var ws unix.WaitStatus
 			if got, _ := unix.Wait4(pid, &ws, unix.WNOHANG, nil); got != pid {
 				return 1
 			}
+			return 0
+		}
+		if kill && inTree {
+			return 1 // its parent is dying too: it comes to us (the subreaper) next
 		}
 		return 0
 	}
@@ -311,6 +316,11 @@ func (r *orphanReaper) visit(pid int, kill bool) int {
 		return 0
 	}
 	if !r.marked(pid) {
+		if kill && st.ppid == r.self && inTree {
+			// Exiting: its environment is gone before it turns into a zombie. Wait for that
+			// rather than stop sweeping and leave the zombie unreaped.
+			return 1
+		}
 		return 0
 	}
 	if st.pgrp != r.selfPgrp {
