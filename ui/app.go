@@ -171,6 +171,9 @@ func runProgram(ctx context.Context, m *Model, events <-chan acpclient.Event, wa
 		tea.WithoutSignalHandler(), tea.WithInput(in), tea.WithOutput(out), tea.WithEnvironment(env)}
 	if w, h := scr.size(); w > 0 && h > 0 {
 		opts = append(opts, tea.WithWindowSize(w, h))
+		// The agent may start a command before the first frame: size it for its pane already.
+		m.width, m.height = w, h
+		m.predictNewPaneSize()
 	}
 	opts = append(opts, extra...)
 	var queries []string

@@ -324,6 +324,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if m.scr != nil {
 			m.scr.setSize(msg.Width, msg.Height)
 		}
+		m.predictNewPaneSize() // now, not at the next frame: a command may start before it
 		m.markDirty()
 		return nil
 	case tea.ColorProfileMsg:

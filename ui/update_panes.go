@@ -266,7 +266,7 @@ func (m *Model) applyLayout() {
 // (ls, git log) fits its pane. Only when the window or the pane count changed.
 func (m *Model) predictNewPaneSize() {
 	key := [3]int{m.width, m.height, len(m.panes)}
-	if m.d.terms == nil || key == m.predictedFor {
+	if m.d.terms == nil || key == m.predictedFor || m.width <= 0 || m.height <= 0 {
 		return
 	}
 	m.predictedFor = key
