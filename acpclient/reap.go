@@ -66,12 +66,28 @@ func newMarker() string {
 func newOrphanReaper(nonce string, agentPid int) *orphanReaper {
 	r := &orphanReaper{
 		marker: []byte(agentMarkerVar + "=" + nonce), self: os.Getpid(), agentPid: agentPid,
-		seen: map[int]bool{}, groups: map[int]bool{agentPid: true},
+		seen: map[int]bool{}, groups: map[int]bool{},
 		buf: make([]byte, 4096),
 	}
 	r.selfPgrp = syscall.Getpgrp()
 	r.selfSid, _ = unix.Getsid(0)
+	r.addGroup(agentPid)
 	return r
+}
+
+// addGroup records id as a process group or session of the agent's tree. Zero is never one:
+// in a PID namespace /proc shows 0 for a group or session whose leader lives outside it (a
+// container's processes, acpterm's own among them), so 0 attributes nothing. Nor are
+// acpterm's own group and session.
+func (r *orphanReaper) addGroup(id int) {
+	if id > 0 && id != r.selfPgrp && id != r.selfSid {
+		r.groups[id] = true
+	}
+}
+
+// inGroup reports whether id is a process group or session of the agent's tree (addGroup).
+func (r *orphanReaper) inGroup(id int) bool {
+	return id > 0 && r.groups[id]
 }
 
 // watchSIGCHLD returns a channel that receives SIGCHLD (buffered: a pending signal stands for
@@ -296,7 +312,7 @@ func (r *orphanReaper) visit(pid int, kill bool) int {
 	if !ok {
 		return 0
 	}
-	inTree := r.groups[st.pgrp] || r.groups[st.sid]
+	inTree := r.inGroup(st.pgrp) || r.inGroup(st.sid)
 	if st.state == 'Z' {
 		if st.ppid == r.self && (r.seen[pid] || inTree) {
 			delete(r.seen, pid)
@@ -312,7 +328,7 @@ func (r *orphanReaper) visit(pid int, kill bool) int {
 		return 0
 	}
 	// Live: only our children and, when killing, everything, need the environment read.
-	if st.ppid != r.self && !kill && !r.groups[st.pgrp] {
+	if st.ppid != r.self && !kill && !r.inGroup(st.pgrp) {
 		return 0
 	}
 	if !r.marked(pid) {
@@ -323,12 +339,8 @@ func (r *orphanReaper) visit(pid int, kill bool) int {
 		}
 		return 0
 	}
-	if st.pgrp != r.selfPgrp {
-		r.groups[st.pgrp] = true
-	}
-	if st.sid != r.selfSid {
-		r.groups[st.sid] = true
-	}
+	r.addGroup(st.pgrp)
+	r.addGroup(st.sid)
 	if st.ppid == r.self {
 		r.seen[pid] = true
 	}

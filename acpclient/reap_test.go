@@ -75,16 +75,68 @@ func TestReaperChildrenList(t *testing.T) {
 	if !ok || !slices.Contains(pids, live.Process.Pid) || !slices.Contains(pids, dead.Process.Pid) {
 		t.Fatalf("children() = %v %v, want %d and %d among them", pids, ok, live.Process.Pid, dead.Process.Pid)
 	}
-	// The zombie is unmarked and outside the agent's groups: a sweep must leave it to os/exec.
-	r.sweep(false)
 	if err := dead.Wait(); err == nil || dead.ProcessState.ExitCode() != 7 {
-		t.Fatalf("os/exec's Wait after a sweep: %v (code %d), want exit status 7", err, dead.ProcessState.ExitCode())
+		t.Fatalf("Wait: %v (code %d), want exit status 7", err, dead.ProcessState.ExitCode())
 	}
 	_ = live.Process.Kill()
 	_ = live.Wait()
 	pids, _ = r.children()
 	if slices.Contains(pids, live.Process.Pid) || slices.Contains(pids, dead.Process.Pid) {
 		t.Errorf("children() after Wait = %v, still has %d or %d", pids, live.Process.Pid, dead.Process.Pid)
+	}
+}
+
+// A zombie child that is unmarked and outside the agent's groups belongs to whoever started it
+// (os/exec here, a terminal in acpterm): a sweep must leave it alone, whether it reads the
+// children list or scans /proc.
+func TestReaperLeavesUnattributedZombie(t *testing.T) {
+	for _, fullScan := range []bool{false, true} {
+		t.Run("fullScan="+strconv.FormatBool(fullScan), func(t *testing.T) {
+			r := newOrphanReaper("x", 0)
+			r.noChildren = fullScan
+			dead := exec.Command("sh", "-c", "exit 7")
+			if err := dead.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitZombie(t, r, dead.Process.Pid)
+			if left := r.sweep(false); left != 0 {
+				t.Errorf("sweep() = %d, want 0 attributable processes", left)
+			}
+			if err := dead.Wait(); err == nil || dead.ProcessState.ExitCode() != 7 {
+				t.Fatalf("os/exec's Wait after a sweep: %v (code %d), want exit status 7", err, dead.ProcessState.ExitCode())
+			}
+		})
+	}
+}
+
+// The same inside a PID namespace, where /proc shows 0 as the group and session of every
+// process whose group or session leader is outside it (a CI container: acpterm's group and
+// session, and so the zombie's, read 0). Zero must attribute nothing. Needs root and unshare(1).
+func TestReaperLeavesUnattributedZombieInPIDNamespace(t *testing.T) {
+	if os.Getenv("ACPTERM_TEST_IN_PIDNS") != "" {
+		t.Skip("already inside the namespace")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil || os.Getuid() != 0 {
+		t.Skipf("needs root and unshare(1) (uid %d, %v)", os.Getuid(), err)
+	}
+	cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", os.Args[0],
+		"-test.run=^TestReaperLeavesUnattributedZombie$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "ACPTERM_TEST_IN_PIDNS=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if bytes.Contains(out, []byte("unshare failed")) {
+			t.Skipf("no PID namespaces here: %s", out)
+		}
+		t.Fatalf("in a PID namespace: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("--- PASS: TestReaperLeavesUnattributedZombie/fullScan=true")) {
+		t.Fatalf("the test did not run inside the namespace:\n%s", out)
+	}
+	// The premise: inside, our own group reads 0.
+	probe := exec.Command(unshare, "--pid", "--fork", "--mount-proc", "sh", "-c", "cut -d' ' -f5,6 /proc/self/stat")
+	if b, err := probe.Output(); err != nil || string(b) != "0 0\n" {
+		t.Errorf("group and session inside the namespace = %q %v, want \"0 0\"", b, err)
 	}
 }
 
