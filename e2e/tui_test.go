@@ -121,8 +121,9 @@ func killDemo(t *testing.T, sig syscall.Signal) {
 // main screen in cooked mode; when the pager ends, the TUI takes the screen back and repaints.
 func TestTUIPagerSuspendsAndResumes(t *testing.T) {
 	e := newEnv(t)
-	// The pager reports whether the tty is in canonical mode, shows the transcript and waits.
-	tm := startDemoWithPager(t, e, "echo \"pager-running $(stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon)\"\ncat \"$1\"\nread x\n")
+	// The pager shows the transcript, then reports whether the tty is in canonical mode (so the
+	// report on screen means the transcript is there too) and waits.
+	tm := startDemoWithPager(t, e, "cat \"$1\"\necho \"pager-running $(stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon)\"\nread x\n")
 	tm.keys("C-o")
 	screen := tm.waitFor("pager-running")
 	if !strings.Contains(screen, "pager-running icanon") {
