@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -405,5 +406,93 @@ func TestAuditHead(t *testing.T) {
 	}
 	if _, err := VerifyAudit(path); err == nil || err.Error() != path+`: head file `+head+` is not a valid head record (want {"seq":N,"hash":"<64 hex>"})` {
 		t.Errorf("garbled head: %v", err)
+	}
+}
+
+// A log larger than bufio.Scanner's default 64 KiB buffer verifies. verifyChain once kept the
+// scanner's slices, which the scanner overwrote when it refilled its buffer, so an intact log over
+// 64 KiB failed with "line 1 is not valid JSON".
+func TestAuditVerifyBigLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	writeEvents(t, path, 1500)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() < 4*64<<10 {
+		t.Fatalf("log is %d bytes, want over %d", st.Size(), 4*64<<10)
+	}
+	if n, note, err := VerifyAuditNote(path); err != nil || n != 1500 || note != "" {
+		t.Fatalf("VerifyAuditNote = %d, %q, %v; want 1500, \"\", nil", n, note, err)
+	}
+
+	// Tampering deep in the big log is found, on the right line.
+	lines := readLines(t, path)
+	write := func(ls [][]byte) {
+		t.Helper()
+		if err := os.WriteFile(path, append(bytes.Join(ls, []byte("\n")), '\n'), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edited := append([][]byte(nil), lines...)
+	edited[1233] = bytes.Replace(lines[1233], []byte(`"echo","1233"`), []byte(`"echo","1234"`), 1)
+	if bytes.Equal(edited[1233], lines[1233]) {
+		t.Fatal("the edit changed nothing")
+	}
+	write(edited)
+	want := path + ": line 1234 was altered (line 1235's prev does not match its hash)"
+	if n, err := VerifyAudit(path); err == nil || err.Error() != want || n != 1233 {
+		t.Errorf("edited line 1234: %d, %v\nwant 1233, %s", n, err, want)
+	}
+	removed := append(append([][]byte(nil), lines[:1400]...), lines[1401:]...)
+	write(removed)
+	want = path + ": line 1401 has seq 1402, want 1401 (a line was removed, inserted or edited)"
+	if n, err := VerifyAudit(path); err == nil || err.Error() != want || n != 1400 {
+		t.Errorf("removed line 1401: %d, %v\nwant 1400, %s", n, err, want)
+	}
+	write(lines)
+	if n, err := VerifyAudit(path); err != nil || n != 1500 {
+		t.Errorf("restored: %d, %v", n, err)
+	}
+}
+
+// A single line longer than bufio.Scanner's default buffer (an agent may send a long shell
+// script as one argv word) is written, continued after reopening, and verified; an edit to it is
+// detected.
+func TestAuditVerifyHugeLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	writeEvents(t, path, 3)
+	script := strings.Repeat("echo 0123456789abcdef; ", 10000) // 230,000 bytes
+	l, err := OpenAuditLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixedClock(l)
+	if err := l.Append(AuditEvent{Kind: "exec", Argv: []string{"bash", "-c", script}, Verdict: Ask, Reason: "asked"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Reopening continues the chain from the huge last line.
+	writeEvents(t, path, 3)
+	lines := readLines(t, path)
+	if len(lines) != 7 || len(lines[3]) <= len(script) || len(lines[3]) <= bufio.MaxScanTokenSize {
+		t.Fatalf("%d lines, line 4 is %d bytes", len(lines), len(lines[3]))
+	}
+	if n, note, err := VerifyAuditNote(path); err != nil || n != 7 || note != "" {
+		t.Fatalf("VerifyAuditNote = %d, %q, %v; want 7, \"\", nil", n, note, err)
+	}
+	edited := append([][]byte(nil), lines...)
+	edited[3] = bytes.Replace(lines[3], []byte("echo 0123456789abcdef; echo 0123456789abcdef; \""), []byte("echo 0123456789abcdef; rm -rf /tmp/x;           \""), 1)
+	if bytes.Equal(edited[3], lines[3]) {
+		t.Fatal("the edit changed nothing")
+	}
+	if err := os.WriteFile(path, append(bytes.Join(edited, []byte("\n")), '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := path + ": line 4 was altered (line 5's prev does not match its hash)"
+	if n, err := VerifyAudit(path); err == nil || err.Error() != want || n != 3 {
+		t.Errorf("edited line 4: %d, %v\nwant 3, %s", n, err, want)
 	}
 }
