@@ -12,6 +12,11 @@ import "time"
 type Config struct {
 	// Source is the path of the user config file that was read, or "built-in defaults".
 	Source string
+	// UserFile is the user config file: the file that was read (as Source), or,
+	// when none was, where Load looked for it ($XDG_CONFIG_HOME/acpterm/config.toml, else
+	// ~/.config/acpterm/config.toml), so messages can say where a setting such as [agent]
+	// command goes. "" when no home directory is known (and for Default).
+	UserFile string
 	// Project is the path of the applied project file (.acpterm.toml), or "" when there was none.
 	Project string
 	// Agent is the [agent] table.

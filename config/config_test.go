@@ -149,16 +149,16 @@ func TestDiscoveryOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Source != explicit || cfg.Policy.Unmatched != "allow" {
-		t.Errorf("explicit: Source=%q unmatched=%q", cfg.Source, cfg.Policy.Unmatched)
+	if cfg.Source != explicit || cfg.UserFile != explicit || cfg.Policy.Unmatched != "allow" {
+		t.Errorf("explicit: Source=%q UserFile=%q unmatched=%q", cfg.Source, cfg.UserFile, cfg.Policy.Unmatched)
 	}
 	// 2. XDG_CONFIG_HOME.
 	cfg, err = Load(LoadOptions{Cwd: cwd, Getenv: e.get})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Source != xdg || cfg.Policy.Unmatched != "deny" {
-		t.Errorf("xdg: Source=%q unmatched=%q", cfg.Source, cfg.Policy.Unmatched)
+	if cfg.Source != xdg || cfg.UserFile != xdg || cfg.Policy.Unmatched != "deny" {
+		t.Errorf("xdg: Source=%q UserFile=%q unmatched=%q", cfg.Source, cfg.UserFile, cfg.Policy.Unmatched)
 	}
 	// 3. XDG unset: ~/.config/acpterm/config.toml.
 	dotcfg := filepath.Join(home, ".config", "acpterm", "config.toml")
@@ -177,8 +177,17 @@ func TestDiscoveryOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Source != DefaultsSource {
-		t.Errorf("defaults: Source=%q", cfg.Source)
+	// UserFile names where the user file would go, for messages such as "set [agent] command in …".
+	if want := filepath.Join(home, "nothing", "acpterm", "config.toml"); cfg.Source != DefaultsSource || cfg.UserFile != want {
+		t.Errorf("defaults: Source=%q UserFile=%q, want %q, %q", cfg.Source, cfg.UserFile, DefaultsSource, want)
+	}
+	e4 := env{"HOME": filepath.Join(home, "empty")}
+	cfg, err = Load(LoadOptions{Cwd: cwd, Getenv: e4.get})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(home, "empty", ".config", "acpterm", "config.toml"); cfg.Source != DefaultsSource || cfg.UserFile != want {
+		t.Errorf("defaults without XDG: Source=%q UserFile=%q, want %q, %q", cfg.Source, cfg.UserFile, DefaultsSource, want)
 	}
 	// A --config that does not exist is an error, never a fallback.
 	_, err = Load(LoadOptions{Path: filepath.Join(home, "missing.toml"), Cwd: cwd, Getenv: e.get})
@@ -359,7 +368,13 @@ func TestDirs(t *testing.T) {
 	if got := StateDir(e.get); got != "/h/.local/state/acpterm" {
 		t.Errorf("StateDir = %q", got)
 	}
+	if got := UserConfigFile(e.get); got != "/h/.config/acpterm/config.toml" {
+		t.Errorf("UserConfigFile = %q", got)
+	}
 	e = env{"HOME": "/h", "XDG_CONFIG_HOME": "/x/c", "XDG_STATE_HOME": "/x/s"}
+	if got := UserConfigFile(e.get); got != "/x/c/acpterm/config.toml" {
+		t.Errorf("UserConfigFile with XDG = %q", got)
+	}
 	if got := ConfigDir(e.get); got != "/x/c/acpterm" {
 		t.Errorf("ConfigDir = %q", got)
 	}

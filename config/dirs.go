@@ -35,6 +35,17 @@ func ConfigDir(getenv func(string) string) string {
 	return ""
 }
 
+// UserConfigFile is the user config file Load reads when no --config is given:
+// $XDG_CONFIG_HOME/acpterm/config.toml, or ~/.config/acpterm/config.toml when XDG_CONFIG_HOME is
+// unset or relative. getenv nil means os.Getenv. It returns "" only when no home directory is
+// known.
+func UserConfigFile(getenv func(string) string) string {
+	if d := ConfigDir(getenv); d != "" {
+		return filepath.Join(d, "config.toml")
+	}
+	return ""
+}
+
 // StateDir is acpterm's state directory (grants, audit log, diagnostics log):
 // $XDG_STATE_HOME/acpterm, or ~/.local/state/acpterm when XDG_STATE_HOME is unset or relative.
 // getenv nil means os.Getenv. It returns "" only when no home directory is known.

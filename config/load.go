@@ -154,8 +154,8 @@ func Load(o LoadOptions) (*Config, error) {
 
 	path := o.Path
 	if path == "" {
-		if dir := ConfigDir(getenv); dir != "" {
-			cand := filepath.Join(dir, "config.toml")
+		if cand := UserConfigFile(getenv); cand != "" {
+			cfg.UserFile = cand
 			if _, err := os.Stat(cand); err == nil {
 				path = cand
 			} else if !errors.Is(err, fs.ErrNotExist) {
@@ -173,6 +173,7 @@ func Load(o LoadOptions) (*Config, error) {
 		if abs, err := filepath.Abs(path); err == nil {
 			cfg.Source = abs // absolute, so the engine can protect it
 		}
+		cfg.UserFile = cfg.Source
 	}
 
 	proj := filepath.Join(realCwd, ProjectFileName)
