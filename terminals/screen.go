@@ -35,9 +35,16 @@ type Modes struct {
 // bytes arrive over ACP): create it with NewScreen, feed it with Write, and
 // Close it when it is no longer fed. All methods are safe for concurrent
 // use; Draw, Text and the getters keep working after Close.
+//
+// Once no more output is expected the emulator (about 4.5 MB for 80x24: a
+// 4 MiB parser buffer and two full cell grids) can be replaced by what it
+// shows (Compact): the visible rows and the scroll-back, trimmed of trailing
+// blank cells. A Terminal does this itself when its output has ended.
 type Screen struct {
 	mu      sync.Mutex
-	em      *vt.Emulator
+	em      *vt.Emulator // nil once compacted (fz holds the content)
+	fz      *frozen
+	closed  bool // Close was called (mu)
 	size    Size
 	modes   Modes
 	mouse   uint8 // bit set of enabled mouse tracking modes
@@ -68,14 +75,7 @@ func newScreen(s Size, sink func([]byte)) *Screen {
 	}
 	s = s.clamp()
 	sc := &Screen{size: s, sink: sink, replyDone: make(chan struct{})}
-	sc.em = vt.NewEmulator(s.Cols, s.Rows)
-	sc.em.SetScrollbackSize(ScrollbackLines)
-	sc.em.SetCallbacks(vt.Callbacks{
-		Title:       func(t string) { sc.title = t },
-		AltScreen:   func(on bool) { sc.modes.AltScreen = on; sc.alt.Store(on) },
-		EnableMode:  func(m ansi.Mode) { sc.setMode(m, true) },
-		DisableMode: func(m ansi.Mode) { sc.setMode(m, false) },
-	})
+	sc.em = sc.newEmulator(s)
 	if sink != nil {
 		go sc.drainReplies()
 	} else {
@@ -84,31 +84,72 @@ func newScreen(s Size, sink func([]byte)) *Screen {
 	return sc
 }
 
+// newEmulator returns an x/vt emulator of size sz wired to s's callbacks,
+// with a scroll-back of ScrollbackLines lines that grows as lines arrive
+// (vt.NewScrollback would preallocate room for 1000 lines).
+func (s *Screen) newEmulator(sz Size) *vt.Emulator {
+	em := vt.NewEmulator(sz.Cols, sz.Rows)
+	freshScrollback(em)
+	em.SetCallbacks(vt.Callbacks{
+		Title:       func(t string) { s.title = t },
+		AltScreen:   func(on bool) { s.modes.AltScreen = on; s.alt.Store(on) },
+		EnableMode:  func(m ansi.Mode) { s.setMode(m, true) },
+		DisableMode: func(m ansi.Mode) { s.setMode(m, false) },
+	})
+	return em
+}
+
+// freshScrollback empties em's main scroll-back and limits it to
+// ScrollbackLines lines, with no storage until lines are pushed.
+func freshScrollback(em *vt.Emulator) {
+	if sb := em.Scrollback(); sb != nil {
+		*sb = vt.Scrollback{}
+		sb.SetMaxLines(ScrollbackLines)
+	}
+}
+
 // discardReplies runs f (which feeds the emulator) with a temporary
 // goroutine draining and discarding the emulator's replies, so a
 // standalone screen never blocks on them and leaves no goroutine behind.
 // The goroutine ends when it reads the NUL sentinel written after f
-// (replies never contain NUL) or when the pipe is closed.
-func (s *Screen) discardReplies(f func()) {
+// (replies never contain NUL) or when the pipe is closed. With thaw, a
+// compacted screen gets an emulator back first (f is about to feed it);
+// without, f must not need one (a compacted screen has no replies).
+func (s *Screen) discardReplies(thaw bool, f func()) {
 	if s.sink != nil {
+		if thaw {
+			s.mu.Lock()
+			s.thawLocked()
+			s.mu.Unlock()
+		}
 		f()
 		return
 	}
 	s.callMu.Lock()
 	defer s.callMu.Unlock()
+	s.mu.Lock()
+	if thaw {
+		s.thawLocked()
+	}
+	em := s.em
+	s.mu.Unlock()
+	if em == nil {
+		f()
+		return
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		buf := make([]byte, 512)
 		for {
-			n, err := s.em.Read(buf)
+			n, err := em.Read(buf)
 			if err != nil || (n == 1 && buf[0] == 0) {
 				return
 			}
 		}
 	}()
 	f()
-	_, _ = s.em.InputPipe().Write([]byte{0})
+	_, _ = em.InputPipe().Write([]byte{0})
 	<-done
 }
 
@@ -169,14 +210,25 @@ func (s *Screen) drainReplies() {
 // returns nil.
 func (s *Screen) Close() error {
 	s.closeOnce.Do(func() {
-		// Close only the pipe, not the emulator: Emulator.Close writes a field
-		// that Emulator.Read reads without synchronisation.
-		if pw, ok := s.em.InputPipe().(*io.PipeWriter); ok {
-			_ = pw.CloseWithError(io.EOF)
+		s.mu.Lock()
+		s.closed = true
+		if s.em != nil {
+			closeReplies(s.em)
 		}
+		s.mu.Unlock()
 		<-s.replyDone
 	})
 	return nil
+}
+
+// closeReplies closes em's reply pipe: replies written later fail at once
+// (and are lost), and a reader of them sees EOF. Only the pipe, not the
+// emulator: Emulator.Close writes a field that Emulator.Read reads without
+// synchronisation.
+func closeReplies(em *vt.Emulator) {
+	if pw, ok := em.InputPipe().(*io.PipeWriter); ok {
+		_ = pw.CloseWithError(io.EOF)
+	}
 }
 
 // writeSkipBound is the largest single Write a standalone main screen
@@ -190,28 +242,37 @@ const writeSkipBound = 256 << 10
 // (at most 64 KiB) are emulated, with the private modes set by the
 // skipped part replayed, so a huge chunk costs milliseconds rather than
 // seconds and the visible rows come out the same.
+//
+// Writing to a compacted screen first rebuilds an emulator from what it
+// shows (see Compact).
 func (s *Screen) Write(p []byte) {
-	if len(p) > writeSkipBound && !s.alt.Load() {
-		cut := tailStart(p, s.Size().Rows, skipTail)
-		replay := replayModes(scanModes(p[:cut], nil))
-		s.reset()
-		if len(replay) > 0 {
-			s.mu.Lock()
-			_, _ = s.em.Write(replay)
-			s.mu.Unlock()
+	s.discardReplies(true, func() {
+		if len(p) > writeSkipBound && !s.alt.Load() {
+			cut := tailStart(p, s.Size().Rows, skipTail)
+			replay := replayModes(scanModes(p[:cut], nil))
+			s.reset()
+			s.feed(replay)
+			p = p[cut:]
 		}
-		p = p[cut:]
-	}
-	s.discardReplies(func() {
 		for len(p) > 0 {
 			n := min(len(p), feedSlice)
-			s.mu.Lock()
-			_, _ = s.em.Write(p[:n])
-			s.mu.Unlock()
+			s.feed(p[:n])
 			p = p[n:]
 		}
 	})
 	s.version.Add(1)
+}
+
+// feed hands p to the emulator under the lock (one slice of output; an
+// emulator is rebuilt first if the screen was compacted).
+func (s *Screen) feed(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.thawLocked()
+	_, _ = s.em.Write(p)
+	s.mu.Unlock()
 }
 
 // reset clears the screen, its scroll-back (which would otherwise hold
@@ -219,12 +280,11 @@ func (s *Screen) Write(p []byte) {
 // skipped (flood skip-ahead); CAN first aborts any half-parsed sequence.
 func (s *Screen) reset() {
 	s.mu.Lock()
+	s.thawLocked()
 	_, _ = s.em.Write([]byte("\x18\x1b[0m\x1b[r\x1b[H\x1b[J"))
 	// A fresh scroll-back rather than ED 3: Scrollback.Clear only reslices,
 	// keeping up to ScrollbackLines stale line clones reachable.
-	if sb := s.em.Scrollback(); sb != nil {
-		*sb = *vt.NewScrollback(ScrollbackLines)
-	}
+	freshScrollback(s.em)
 	s.mu.Unlock()
 	s.version.Add(1)
 }
@@ -235,13 +295,15 @@ func (s *Screen) reset() {
 // (x/vt alone keeps the top; terminals.md §4). There is no reflow.
 func (s *Screen) Resize(sz Size) {
 	sz = sz.clamp()
-	s.discardReplies(func() { s.resize(sz) }) // in-band resize reports are replies
+	s.discardReplies(false, func() { s.resize(sz) }) // in-band resize reports are replies
 	s.version.Add(1)
 }
 
 func (s *Screen) resize(sz Size) {
 	s.mu.Lock()
-	if sz != s.size {
+	if s.em == nil {
+		s.resizeFrozen(sz)
+	} else if sz != s.size {
 		if !s.em.IsAltScreen() && sz.Rows < s.size.Rows {
 			if cy := s.em.CursorPosition().Y; cy >= sz.Rows {
 				n := strconv.Itoa(cy - sz.Rows + 1)
@@ -270,24 +332,32 @@ func (s *Screen) Size() Size {
 func (s *Screen) Draw(scr uv.Screen, area uv.Rectangle, scrollOffset int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w, h := s.em.Width(), s.em.Height()
-	sb := s.em.Scrollback()
-	sbLen := 0
-	if sb != nil && !s.em.IsAltScreen() {
-		sbLen = sb.Len()
+	w, h := s.size.Cols, s.size.Rows
+	var sb []uv.Line
+	switch {
+	case s.fz != nil:
+		if !s.fz.alt {
+			sb = s.fz.sb
+		}
+	case !s.em.IsAltScreen() && s.em.Scrollback() != nil:
+		sb = s.em.Scrollback().Lines()
 	}
+	sbLen := len(sb)
 	off := min(max(scrollOffset, 0), sbLen)
 	blank := uv.EmptyCell
 	for y := 0; y < area.Dy(); y++ {
 		src := y - off
 		var line uv.Line
-		if src < 0 {
-			line = sb.Line(sbLen + src)
+		switch {
+		case src < 0:
+			line = sb[sbLen+src]
+		case s.fz != nil && src < h:
+			line = s.fz.rows[src]
 		}
 		for x := 0; x < area.Dx(); {
 			var c *uv.Cell
 			switch {
-			case src < 0:
+			case src < 0 || s.fz != nil:
 				if x < len(line) {
 					c = &line[x]
 				}
@@ -311,6 +381,9 @@ func (s *Screen) Draw(scr uv.Screen, area uv.Rectangle, scrollOffset int) {
 func (s *Screen) Cursor() (pos uv.Position, visible bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.fz != nil {
+		return s.fz.cursor, !s.fz.hidden
+	}
 	return s.em.CursorPosition(), !s.em.CursorHidden()
 }
 
@@ -333,6 +406,12 @@ func (s *Screen) Title() string {
 func (s *Screen) ScrollbackLen() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.fz != nil {
+		if s.fz.alt {
+			return 0
+		}
+		return len(s.fz.sb)
+	}
 	if s.em.IsAltScreen() || s.em.Scrollback() == nil {
 		return 0
 	}
@@ -344,13 +423,18 @@ func (s *Screen) ScrollbackLen() int {
 func (s *Screen) Text() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w, h := s.em.Width(), s.em.Height()
+	w, h := s.size.Cols, s.size.Rows
 	var b strings.Builder
 	var row strings.Builder
 	for y := range h {
 		row.Reset()
 		for x := 0; x < w; x++ {
-			c := s.em.CellAt(x, y)
+			var c *uv.Cell
+			if s.fz != nil {
+				c = s.fz.rows[y].At(x)
+			} else {
+				c = s.em.CellAt(x, y)
+			}
 			switch {
 			case c == nil:
 				row.WriteByte(' ')
@@ -378,7 +462,7 @@ func (s *Screen) Version() uint64 { return s.version.Load() }
 func (s *Screen) sendMouse(m uv.MouseEvent) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.modes.Mouse {
+	if !s.modes.Mouse || s.em == nil { // compacted: nobody left to read it
 		return false
 	}
 	s.em.SendMouse(m)

@@ -37,6 +37,7 @@ const (
 	altBacklogBound = 16 << 20
 	feedTake        = 64 << 10 // bytes taken from the backlog per feeder round
 	maxInputQueue   = 1 << 20  // bytes of input waiting for the program
+	readMax         = 32 << 10 // largest PTY read buffer (it starts at 4 KiB)
 )
 
 // StartOptions describe the command a terminal runs.
@@ -314,7 +315,7 @@ func (t *Terminal) reader() {
 		close(t.readerDone)
 		wake(t.blWake)
 	}()
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, 4<<10) // doubles (to readMax) while reads fill it
 	var pace pacer
 	for {
 		n, err := t.ptmx.Read(buf)
@@ -325,6 +326,9 @@ func (t *Terminal) reader() {
 				pace.take(n, rate, rate/16)
 			} else {
 				pace.reset()
+			}
+			if n == len(buf) && n < readMax {
+				buf = make([]byte, 2*n) // consume copied the bytes
 			}
 		}
 		if err == nil {
@@ -463,9 +467,18 @@ const (
 // only rebuilds the visible rows from the newest output once per
 // floodFrame, so the emulator's cost stays small and the reader (and the
 // child) run at full speed.
+//
+// When the output has ended (the PTY's EOF) it frees the backlog and
+// compacts the screen: a finished terminal keeps only what it shows.
 func (t *Terminal) feeder() {
 	defer close(t.feederDone)
-	chunk := make([]byte, 0, feedTake)
+	defer func() {
+		t.blMu.Lock()
+		t.backlog, t.modeLog = nil, nil // capacity left by a flood
+		t.blMu.Unlock()
+		t.scr.compact()
+	}()
+	var chunk []byte // grows to at most feedTake
 	frame := time.NewTimer(0)
 	defer frame.Stop()
 	for {
@@ -518,17 +531,11 @@ func (t *Terminal) feeder() {
 
 		if skip {
 			t.scr.reset()
-			if len(replay) > 0 { // modes (alt screen, DECCKM, paste, mouse) the skipped output set
-				t.scr.mu.Lock()
-				_, _ = t.scr.em.Write(replay)
-				t.scr.mu.Unlock()
-			}
+			t.scr.feed(replay) // modes (alt screen, DECCKM, paste, mouse) the skipped output set
 		}
 		for p := chunk; len(p) > 0; {
 			k := min(len(p), feedSlice)
-			t.scr.mu.Lock()
-			_, _ = t.scr.em.Write(p[:k])
-			t.scr.mu.Unlock()
+			t.scr.feed(p[:k])
 			p = p[k:]
 			runtime.Gosched()
 		}

@@ -1,0 +1,87 @@
+package terminals
+
+// What a finished terminal costs while it is kept (the UI keeps a pane, and
+// the Manager keeps every terminal gettable): heap still reachable after the
+// program exited, and after Release.
+//
+//	go test -run '^$' -bench '^BenchmarkRetainedTerminal' -benchtime 3x ./terminals/
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// liveHeap returns the bytes of heap objects still reachable (after two GCs,
+// so finalizer-freed objects are gone too).
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// retainedPerTerminal starts n terminals of size sz that each print one
+// short line, and returns the heap each one keeps (bytes, averaged) once all
+// have exited and once all are released.
+func retainedPerTerminal(tb testing.TB, n int, sz Size) (exited, released float64) {
+	tb.Helper()
+	m := NewManager(ManagerOptions{MaxLive: n})
+	defer func() { _ = m.Close() }()
+	dir := tb.TempDir()
+	base := liveHeap()
+	terms := make([]*Terminal, 0, n)
+	for range n {
+		term, err := m.Start(StartOptions{ShellLine: "echo hi", Dir: dir, Env: testEnv, Size: sz})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		terms = append(terms, term)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, term := range terms {
+		if _, err := term.Wait(ctx); err != nil {
+			tb.Fatalf("%s: Wait: %v", term.ID(), err)
+		}
+	}
+	// The exit is reported once the output is drained; the screen is fed (and
+	// the feeder ends) when the PTY reaches EOF, which can come a moment later.
+	for _, term := range terms {
+		<-term.feederDone
+	}
+	exited = float64(int64(liveHeap())-int64(base)) / float64(n)
+	for _, term := range terms {
+		if err := term.Release(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	released = float64(int64(liveHeap())-int64(base)) / float64(n)
+	for _, term := range terms {
+		if got := term.Output().Text; got != "hi\n" {
+			tb.Fatalf("%s: transcript %q, want %q", term.ID(), got, "hi\n")
+		}
+	}
+	runtime.KeepAlive(terms)
+	runtime.KeepAlive(m)
+	return exited, released
+}
+
+// BenchmarkRetainedTerminal reports the heap a one-line terminal keeps after
+// its program exited (B-exited/term) and after Release (B-released/term), at
+// 80x24 and at 200x50.
+func BenchmarkRetainedTerminal(b *testing.B) {
+	for _, sz := range []Size{{80, 24}, {200, 50}} {
+		b.Run(fmt.Sprintf("%dx%d", sz.Cols, sz.Rows), func(b *testing.B) {
+			var ex, rel float64
+			for b.Loop() {
+				ex, rel = retainedPerTerminal(b, 20, sz)
+			}
+			b.ReportMetric(ex, "B-exited/term")
+			b.ReportMetric(rel, "B-released/term")
+		})
+	}
+}
