@@ -5,11 +5,15 @@ package terminals
 // program exited, and after Release.
 //
 //	go test -run '^$' -bench '^BenchmarkRetainedTerminal' -benchtime 3x ./terminals/
+//	go test -run '^$' -bench '^BenchmarkTerminalChurn$' -benchtime 1x ./terminals/
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -84,4 +88,60 @@ func BenchmarkRetainedTerminal(b *testing.B) {
 			b.ReportMetric(rel, "B-released/term")
 		})
 	}
+}
+
+// BenchmarkTerminalChurn is the session a tester reported: an agent creates
+// 1000 short terminals (`echo hi`), each waited for and released, all kept
+// by the Manager. It reports the peak RSS during the run (MB-peak-RSS, from
+// VmHWM reset at the start), the RSS and the live heap at the end
+// (MB-end-RSS, KB-heap/term).
+func BenchmarkTerminalChurn(b *testing.B) {
+	const n = 1000
+	for b.Loop() {
+		m := NewManager(ManagerOptions{})
+		dir := b.TempDir()
+		base := liveHeap()
+		_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // reset VmHWM
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		for range n {
+			term, err := m.Start(StartOptions{ShellLine: "echo hi", Dir: dir, Env: testEnv})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := term.Wait(ctx); err != nil {
+				b.Fatal(err)
+			}
+			if err := term.Release(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cancel()
+		peak := statusKiB(b, "VmHWM")
+		heap := float64(int64(liveHeap())-int64(base)) / n
+		b.ReportMetric(float64(peak)/1024, "MB-peak-RSS")
+		b.ReportMetric(float64(statusKiB(b, "VmRSS"))/1024, "MB-end-RSS")
+		b.ReportMetric(heap/1024, "KB-heap/term")
+		runtime.KeepAlive(m)
+		_ = m.Close()
+	}
+}
+
+// statusKiB returns a "kB" field of /proc/self/status.
+func statusKiB(tb testing.TB, key string) int64 {
+	tb.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, key+":"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				tb.Fatalf("%s: %v", key, err)
+			}
+			return n
+		}
+	}
+	tb.Fatalf("%s not in /proc/self/status", key)
+	return 0
 }
