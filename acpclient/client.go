@@ -141,8 +141,7 @@ type Client struct {
 	cancelled   bool
 	cancelTimer *time.Timer
 	stopPrompt  context.CancelFunc
-	approved    map[string]string // command key → approving tool call id, this turn
-	approvedBy  map[string]string // command key → who approved it (PermissionResolved.By), this turn
+	approved    map[string]*approval // "cmd:"/"write:" key → what approved it, this turn
 	pend        map[string]*pendingReq
 	pendSeq     int
 	tools       map[string]*ToolCall // what updates said of each tool call (for policy decisions and labels)
@@ -207,7 +206,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	c := &Client{
 		o: o, cfg: cfg, log: log, q: newEventQueue(),
 		readDone: make(chan struct{}), gone: make(chan struct{}),
-		approved: map[string]string{}, approvedBy: map[string]string{}, pend: map[string]*pendingReq{}, tools: map[string]*ToolCall{},
+		approved: map[string]*approval{}, pend: map[string]*pendingReq{}, tools: map[string]*ToolCall{},
 		terms: map[string]*clientTerm{}, agentTerms: map[string]*agentTerm{},
 	}
 	c.cond = sync.NewCond(&c.mu)
@@ -477,6 +476,7 @@ func (c *Client) supervise() {
 
 	c.cancelPending("cancel")
 	c.releaseTerminals()
+	c.endAgentTerms()
 	c.closeAgentScreens()
 	c.q.push(AgentExited{Code: ee.Code, Signal: ee.Signal, StderrTail: ee.StderrTail, Expected: expected})
 	close(c.gone)
@@ -556,8 +556,7 @@ func (c *Client) promptLoop() {
 		c.prompts = c.prompts[1:]
 		ctx, stop := context.WithCancel(c.lifeCtx)
 		c.inTurn, c.cancelled, c.stopPrompt = true, false, stop
-		c.approved = map[string]string{}
-		c.approvedBy = map[string]string{}
+		c.approved = map[string]*approval{}
 		sid := c.sessionID
 		c.q.push(TurnStarted{Prompt: text})
 		c.mu.Unlock()
@@ -586,6 +585,7 @@ func (c *Client) promptLoop() {
 			end.StopReason = "unknown"
 		}
 		c.cancelPending("cancel") // nothing of a finished turn may stay pending
+		c.endAgentTerms()         // nor may the turn's agent-owned terminals stay "running"
 		c.q.push(end)
 	}
 }

@@ -122,6 +122,9 @@ type FileWritten struct {
 // `_meta.terminal_info` / `_meta.terminal_output` on a tool call (AgentOwned true, read-only).
 // Client.Screen(ID) returns its screen in both cases.
 type TerminalStarted struct {
+	// ID is the terminal's id: the terminal/create id for a client-owned terminal, and
+	// AgentTerminalID(the agent's id) for an agent-owned one (a namespace of its own, so an
+	// agent cannot name, shadow or update a client-owned terminal through `_meta`).
 	ID string
 	// ToolCallID is the tool call the terminal belongs to: for a client-owned terminal, the tool
 	// call whose permission request approved the same command in this turn, else "" (the agent
@@ -145,7 +148,11 @@ type TerminalRetitled struct {
 }
 
 // TerminalExited is emitted once when a terminal's process exited (client-owned: after its
-// output was drained; agent-owned: on `_meta.terminal_exit`).
+// output was drained; agent-owned: on `_meta.terminal_exit`, or the exit code of the finished
+// tool call's rawOutput). An agent-owned terminal whose exit was never reported is marked ended
+// when its tool call reaches a final status (completed, failed, cancelled), when the prompt
+// turn ends, or when the agent exits: then Status is the zero terminals.ExitStatus (exit status
+// unknown; String "unknown"), and a real status the agent reports later is emitted once more.
 type TerminalExited struct {
 	ID     string
 	Status terminals.ExitStatus

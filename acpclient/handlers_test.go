@@ -187,17 +187,17 @@ func TestAgentOwnedTerminal(t *testing.T) {
 			exited = e
 		}
 	}
-	if started != (TerminalStarted{ID: "toolu_1", ToolCallID: "toolu_1", Label: "printf hi", AgentOwned: true}) {
+	if started != (TerminalStarted{ID: "agent:toolu_1", ToolCallID: "toolu_1", Label: "printf hi", AgentOwned: true}) {
 		t.Errorf("TerminalStarted = %+v", started)
 	}
-	if exited.ID != "toolu_1" || exited.Status.String() != "exit 2" {
+	if exited.ID != "agent:toolu_1" || exited.Status.String() != "exit 2" {
 		t.Errorf("TerminalExited = %+v", exited)
 	}
-	scr, ok := h.c.Screen("toolu_1")
+	scr, ok := h.c.Screen("agent:toolu_1")
 	if !ok || strings.TrimRight(scr.Text(), "\n") != "hello\nred world" {
 		t.Errorf("screen ok=%v text=%q", ok, scr.Text())
 	}
-	text, trunc, ok := h.c.AgentTerminalOutput("toolu_1")
+	text, trunc, ok := h.c.AgentTerminalOutput("agent:toolu_1")
 	if !ok || text != "hello\nred world\n" || trunc {
 		t.Errorf("transcript %q %v %v", text, trunc, ok)
 	}
@@ -223,17 +223,17 @@ func TestAgentTerminalLabelFollowsToolCall(t *testing.T) {
 		}
 	}
 	want := []string{
-		`started toolu_2 tc=toolu_2 "Terminal" owned=true`,
-		`retitled toolu_2 "List files"`,
-		`retitled toolu_2 "ls -la"`, // the command wins over the later title; repeats emit nothing
-		`exited toolu_2 exit 0`,
+		`started agent:toolu_2 tc=toolu_2 "Terminal" owned=true`,
+		`retitled agent:toolu_2 "List files"`,
+		`retitled agent:toolu_2 "ls -la"`, // the command wins over the later title; repeats emit nothing
+		`exited agent:toolu_2 exit 0`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("terminal events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if ts := h.state.Terminals["toolu_2"]; ts == nil || ts.Label != "ls -la" || !ts.AgentOwned || ts.ToolCallID != "toolu_2" {
+	if ts := h.state.Terminals["agent:toolu_2"]; ts == nil || ts.Label != "ls -la" || !ts.AgentOwned || ts.ToolCallID != "toolu_2" {
 		t.Errorf("terminal state = %+v", ts)
 	}
 }
@@ -255,21 +255,21 @@ func TestAgentTerminalFilledFromRawOutput(t *testing.T) {
 		{"call_std", "out\nerr", "out\nerr\n", "exit 1"},
 		{"call_live", "live", "live\n", "exit 0"},
 	} {
-		scr, ok := h.c.Screen(c.id)
+		scr, ok := h.c.Screen(AgentTerminalID(c.id))
 		if !ok || strings.TrimRight(scr.Text(), "\n") != c.screen {
 			t.Errorf("%s: screen ok=%v text=%q, want %q", c.id, ok, scr.Text(), c.screen)
 		}
-		text, trunc, ok := h.c.AgentTerminalOutput(c.id)
+		text, trunc, ok := h.c.AgentTerminalOutput(AgentTerminalID(c.id))
 		if !ok || text != c.transcript || trunc {
 			t.Errorf("%s: transcript %q %v %v, want %q", c.id, text, trunc, ok, c.transcript)
 		}
-		if got := strings.Join(exits[c.id], ","); got != c.exit {
+		if got := strings.Join(exits[AgentTerminalID(c.id)], ","); got != c.exit {
 			t.Errorf("%s: exits %q, want %q", c.id, got, c.exit)
 		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if ts := h.state.Terminals["call_agg"]; ts == nil || ts.Exit == nil || ts.Exit.String() != "exit 3" || ts.Label != "printf 'one\\ntwo\\n'; exit 3" {
+	if ts := h.state.Terminals["agent:call_agg"]; ts == nil || ts.Exit == nil || ts.Exit.String() != "exit 3" || ts.Label != "printf 'one\\ntwo\\n'; exit 3" {
 		t.Errorf("terminal state = %+v", ts)
 	}
 }

@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/coder/acp-go-sdk"
@@ -57,6 +58,8 @@ type ToolCall struct {
 	Terminals []string
 	// PermissionID is the id of a pending PermissionAsked about this call, "" otherwise.
 	PermissionID string
+
+	agentIDs map[string]bool // the agent's ids of terminals this call announced in _meta
 }
 
 // Open reports whether the tool call has not finished (pending, in_progress or no status).
@@ -421,14 +424,41 @@ func mergeToolCallUpdate(t *ToolCall, u *acp.ToolCallUpdate) {
 }
 
 // collectTerminals records terminal ids embedded in content or announced in _meta.terminal_info.
+// Ids the call announced in `_meta` (terminal_info, terminal_output, terminal_exit) are the
+// agent's own terminals: they are recorded as AgentTerminalID(id), and so is the call's
+// `{"type":"terminal"}` content naming them; other content names a client-owned terminal
+// (terminal/create). A client id recorded before the announcement that names no known
+// terminal is replaced.
 func (s *State) collectTerminals(t *ToolCall, content []acp.ToolCallContent, meta map[string]any) {
-	for _, c := range content {
-		if c.Terminal != nil && c.Terminal.TerminalId != "" {
-			s.attachTerminal(t, c.Terminal.TerminalId)
+	for _, key := range []string{"terminal_info", "terminal_output", "terminal_exit"} {
+		id := metaTerminalID(meta, key)
+		if id == "" || t.agentIDs[id] {
+			continue
+		}
+		if t.agentIDs == nil {
+			t.agentIDs = map[string]bool{}
+		}
+		t.agentIDs[id] = true
+		if i := slices.Index(t.Terminals, id); i >= 0 && s.Terminals[id] == nil {
+			// Content named it before the announcement: it meant the agent's terminal.
+			if slices.Contains(t.Terminals, AgentTerminalID(id)) {
+				t.Terminals = slices.Delete(t.Terminals, i, i+1)
+			} else {
+				t.Terminals[i] = AgentTerminalID(id)
+			}
+		}
+		if key == "terminal_info" {
+			s.attachTerminal(t, AgentTerminalID(id))
 		}
 	}
-	if id := metaTerminalID(meta, "terminal_info"); id != "" {
-		s.attachTerminal(t, id)
+	for _, c := range content {
+		if c.Terminal != nil && c.Terminal.TerminalId != "" {
+			id := c.Terminal.TerminalId
+			if t.agentIDs[id] {
+				id = AgentTerminalID(id)
+			}
+			s.attachTerminal(t, id)
+		}
 	}
 }
 

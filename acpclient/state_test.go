@@ -231,17 +231,17 @@ func TestStatePermissionsAndTerminals(t *testing.T) {
 	}
 	s.Apply(upd(t, `{"sessionUpdate":"tool_call","toolCallId":"t9","title":"Bash","kind":"execute","status":"pending",
 		"_meta":{"terminal_info":{"terminal_id":"toolu_1"}}}`))
-	if tc.Title != "Bash" || len(tc.Terminals) != 1 || tc.Terminals[0] != "toolu_1" {
+	if tc.Title != "Bash" || len(tc.Terminals) != 1 || tc.Terminals[0] != "agent:toolu_1" {
 		t.Errorf("after tool_call: title %q terminals %v", tc.Title, tc.Terminals)
 	}
 	s.Apply(PermissionResolved{ID: "p1", Outcome: "allow", By: "user"})
 	if len(s.Pending) != 0 || tc.PermissionID != "" {
 		t.Errorf("pending %d permissionID %q", len(s.Pending), tc.PermissionID)
 	}
-	s.Apply(TerminalStarted{ID: "toolu_1", ToolCallID: "t9", Label: "rm -rf build", AgentOwned: true})
+	s.Apply(TerminalStarted{ID: "agent:toolu_1", ToolCallID: "t9", Label: "rm -rf build", AgentOwned: true})
 	code := 0
-	s.Apply(TerminalExited{ID: "toolu_1", Status: terminals.ExitStatus{Code: &code}})
-	ts := s.Terminals["toolu_1"]
+	s.Apply(TerminalExited{ID: "agent:toolu_1", Status: terminals.ExitStatus{Code: &code}})
+	ts := s.Terminals["agent:toolu_1"]
 	if ts == nil || !ts.AgentOwned || ts.Exit == nil || *ts.Exit.Code != 0 || len(tc.Terminals) != 1 {
 		t.Errorf("terminal state %+v, tool terminals %v", ts, tc.Terminals)
 	}

@@ -2,6 +2,7 @@ package acpclient
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/coder/acp-go-sdk"
@@ -57,6 +58,9 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 		after = c.agentTerminalMetaLocked(string(tc.ToolCallId), ti, tc.Meta)
 		after = append(after, c.retitleAgentTermsLocked(string(tc.ToolCallId), ti)...)
 		after = append(after, c.rawOutputFallbackLocked(string(tc.ToolCallId), tc.Status, tc.RawOutput)...)
+		if finalStatus(tc.Status) {
+			after = append(after, c.endAgentTermsLocked(string(tc.ToolCallId))...)
+		}
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
 		ti := c.toolLocked(string(tu.ToolCallId))
@@ -67,6 +71,9 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 		}
 		if tu.Status != nil {
 			after = append(after, c.rawOutputFallbackLocked(string(tu.ToolCallId), *tu.Status, tu.RawOutput)...)
+			if finalStatus(*tu.Status) {
+				after = append(after, c.endAgentTermsLocked(string(tu.ToolCallId))...)
+			}
 		}
 	case u.AvailableCommandsUpdate != nil:
 		c.info.Commands = u.AvailableCommandsUpdate.AvailableCommands
@@ -94,28 +101,88 @@ func (c *Client) toolLocked(id string) *ToolCall {
 	return ti
 }
 
+// AgentTerminalPrefix starts the id of every agent-owned terminal in events, State and
+// Client.Screen: agent-owned terminals live in a namespace of their own, so an agent that
+// announces `_meta.terminal_info` with the id of one of acpterm's own terminals ("term-1", from
+// terminal/create) can neither shadow that terminal's pane nor change its output or exit status.
+// Client-owned ids (terminals.Manager: "term-N") never start with it.
+const AgentTerminalPrefix = "agent:"
+
+// AgentTerminalID is the id acpterm uses for the agent-owned terminal the agent calls agentID in
+// `_meta.terminal_info` / `terminal_output` / `terminal_exit` (and in the `{"type":"terminal"}`
+// content of the tool call that announced it): AgentTerminalPrefix + agentID.
+func AgentTerminalID(agentID string) string { return AgentTerminalPrefix + agentID }
+
+// finalStatus reports whether a tool call status ends the call: completed, failed, or
+// "cancelled" (not an ACP status, but what an agent that cancels a call may send).
+func finalStatus(st acp.ToolCallStatus) bool {
+	switch st {
+	case acp.ToolCallStatusCompleted, acp.ToolCallStatusFailed, StatusCancelled:
+		return true
+	}
+	return false
+}
+
 // agentTerm is an agent-owned display terminal: the agent runs the command itself and streams
 // its output in `_meta.terminal_output` (claude-agent-acp 0.23.1, codex-acp; the Zed convention
 // enabled by clientCapabilities._meta.terminal_output). Read-only.
 type agentTerm struct {
-	id, toolCallID string
+	id, toolCallID string // id is AgentTerminalID(the agent's id)
 	screen         *terminals.Screen
 	tr             *terminals.Transcript
 	label          string // as last announced (TerminalStarted or TerminalRetitled)
 	gotData        bool   // some `_meta.terminal_output` data arrived
 	fromRaw        bool   // the output was taken from the completed tool call's rawOutput
-	exited         bool
-	lastCR         bool // previous chunk ended in '\r' (for LF → CRLF)
+	exited         bool   // a TerminalExited was emitted
+	endedUnknown   bool   // …by endAgentTermsLocked, without a real exit status
+	lastCR         bool   // previous chunk ended in '\r' (for LF → CRLF)
+}
+
+// reportExit marks the terminal exited with st and returns its TerminalExited, or nil when a
+// real exit status was reported already (a status reported after the terminal was marked ended
+// without one replaces the unknown status).
+func (at *agentTerm) reportExit(st terminals.ExitStatus) []Event {
+	if at.exited && !at.endedUnknown {
+		return nil
+	}
+	at.exited, at.endedUnknown = true, false
+	return []Event{TerminalExited{ID: at.id, Status: st}}
+}
+
+// endAgentTermsLocked marks the agent-owned terminals of a tool call that reached a final
+// status (toolCallID "", every one: the prompt turn ended or the agent is gone) as ended when
+// no `_meta.terminal_exit` (or rawOutput exit code) reported their exit: the agent's process is
+// gone or no longer reported, so they must not show "running" forever. The exit status is
+// unknown: TerminalExited carries the zero terminals.ExitStatus (String "unknown"). A real exit
+// status arriving later still replaces it. Terminals are visited in id order.
+func (c *Client) endAgentTermsLocked(toolCallID string) []Event {
+	var ids []string
+	for id, at := range c.agentTerms {
+		if !at.exited && (toolCallID == "" || at.toolCallID == toolCallID) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	var evs []Event
+	for _, id := range ids {
+		at := c.agentTerms[id]
+		at.exited, at.endedUnknown = true, true
+		evs = append(evs, TerminalExited{ID: at.id})
+	}
+	return evs
 }
 
 // agentTerminalMetaLocked handles `_meta.terminal_info` / `terminal_output` / `terminal_exit`
-// of a tool call and returns the events to emit after the update itself.
+// of a tool call and returns the events to emit after the update itself. The agent's terminal
+// ids are mapped into the agent-owned namespace (AgentTerminalID): they never reach a
+// client-owned terminal.
 func (c *Client) agentTerminalMetaLocked(toolCallID string, ti *ToolCall, meta map[string]any) []Event {
 	if len(meta) == 0 {
 		return nil
 	}
 	var evs []Event
-	ensure := func(id string) *agentTerm {
+	ensure := func(agentID string) *agentTerm {
+		id := AgentTerminalID(agentID)
 		if at := c.agentTerms[id]; at != nil {
 			return at
 		}
@@ -148,8 +215,7 @@ func (c *Client) agentTerminalMetaLocked(toolCallID string, ti *ToolCall, meta m
 	}
 	if m, ok := meta["terminal_exit"].(map[string]any); ok {
 		if id, _ := m["terminal_id"].(string); id != "" {
-			if at := ensure(id); at != nil && !at.exited {
-				at.exited = true
+			if at := ensure(id); at != nil && (!at.exited || at.endedUnknown) {
 				var st terminals.ExitStatus
 				if f, ok := m["exit_code"].(float64); ok && f >= 0 {
 					code := int(f)
@@ -159,7 +225,7 @@ func (c *Client) agentTerminalMetaLocked(toolCallID string, ti *ToolCall, meta m
 					st.Signal = s
 					st.Code = nil
 				}
-				evs = append(evs, TerminalExited{ID: id, Status: st})
+				evs = append(evs, at.reportExit(st)...)
 			}
 		}
 	}
@@ -219,10 +285,9 @@ func (c *Client) rawOutputFallbackLocked(toolCallID string, status acp.ToolCallS
 			at.screen.Write(at.crlf(text))
 			_, _ = at.tr.Write([]byte(text))
 		}
-		if f, ok := m["exit_code"].(float64); ok && !at.exited && f >= 0 && f == float64(int(f)) {
-			at.exited = true
+		if f, ok := m["exit_code"].(float64); ok && (!at.exited || at.endedUnknown) && f >= 0 && f == float64(int(f)) {
 			code := int(f)
-			evs = append(evs, TerminalExited{ID: at.id, Status: terminals.ExitStatus{Code: &code}})
+			evs = append(evs, at.reportExit(terminals.ExitStatus{Code: &code})...)
 		}
 	}
 	return evs
@@ -256,6 +321,16 @@ func toolLabel(ti *ToolCall) string {
 	return ti.Title
 }
 
+// endAgentTerms marks every agent-owned terminal without an exit status as ended (the turn
+// ended or the agent is gone; see endAgentTermsLocked) and emits their TerminalExited.
+func (c *Client) endAgentTerms() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ev := range c.endAgentTermsLocked("") {
+		c.q.push(ev)
+	}
+}
+
 // closeAgentScreens ends the reply goroutines of agent-owned screens (they stay drawable).
 func (c *Client) closeAgentScreens() {
 	c.mu.Lock()
@@ -269,7 +344,8 @@ func (c *Client) closeAgentScreens() {
 	}
 }
 
-// AgentTerminalOutput returns the plain-text transcript of an agent-owned terminal.
+// AgentTerminalOutput returns the plain-text transcript of an agent-owned terminal, by its
+// acpterm id (AgentTerminalID of the agent's id, as in TerminalStarted.ID).
 func (c *Client) AgentTerminalOutput(id string) (text string, truncated bool, ok bool) {
 	c.mu.Lock()
 	at := c.agentTerms[id]
@@ -281,8 +357,9 @@ func (c *Client) AgentTerminalOutput(id string) (text string, truncated bool, ok
 	return text, truncated, true
 }
 
-// Screen returns the screen of a terminal by id: a client-owned terminal (terminal/create; it
-// stays available after release with its final screen) or an agent-owned one (`_meta`).
+// Screen returns the screen of a terminal by its id in events: a client-owned terminal
+// (terminal/create; it stays available after release with its final screen) or an agent-owned
+// one (`_meta`; its id is AgentTerminalID of the agent's id, so the two never collide).
 func (c *Client) Screen(terminalID string) (*terminals.Screen, bool) {
 	c.mu.Lock()
 	at := c.agentTerms[terminalID]

@@ -520,6 +520,70 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			Meta: map[string]any{"terminal_output": map[string]any{"terminal_id": "call_live", "data": "live\n"}}}})
 		done("call_live", acp.ToolCallStatusCompleted, map[string]any{"aggregated_output": "live\n", "exit_code": 0}, nil)
 		a.say("raw done")
+	case "forgeinfo": // forgeinfo LINE: announce an agent-owned terminal "term-1" with fake output, then terminal/create LINE
+		a.update(acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: "toolu_forge", Title: "Terminal",
+			Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusInProgress, RawInput: map[string]any{"command": "rm -rf ~"},
+			Content: []acp.ToolCallContent{{Terminal: &acp.ToolCallContentTerminal{Type: "terminal", TerminalId: "term-1"}}},
+			Meta: map[string]any{"terminal_info": map[string]any{"terminal_id": "term-1"},
+				"terminal_output": map[string]any{"terminal_id": "term-1", "data": "rm: removed all your files\n"}}}})
+		a.say(a.createWaitRelease(acp.CreateTerminalRequest{SessionId: sid, Command: arg}, nil))
+	case "forgeexit": // forgeexit LINE: terminal/create LINE, then claim its exit (42) and output in _meta
+		a.say(a.createWaitRelease(acp.CreateTerminalRequest{SessionId: sid, Command: arg}, func(tid string) {
+			a.update(acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: "toolu_forge2", Title: "Forged",
+				Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusInProgress}})
+			a.update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: "toolu_forge2",
+				Meta: map[string]any{"terminal_output": map[string]any{"terminal_id": tid, "data": "FAKE\n"},
+					"terminal_exit": map[string]any{"terminal_id": tid, "exit_code": 42, "signal": nil}}}})
+		}))
+	case "permcreate": // permcreate VARIANT LINE: permission for LINE (allow once), then terminal/create per VARIANT
+		// VARIANT: twice (LINE twice), env (LINE with FOO=1), cwd=DIR (LINE in DIR).
+		line := strings.TrimSpace(strings.TrimPrefix(arg, f[1]))
+		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: "toolu_pc", Title: acp.Ptr(line), Kind: acp.Ptr(acp.ToolKindExecute),
+				RawInput: map[string]any{"command": line}}})
+		if err != nil || r.Outcome.Selected == nil || r.Outcome.Selected.OptionId == "reject" {
+			a.say("permission " + outcomeText(r, err))
+			break
+		}
+		req := acp.CreateTerminalRequest{SessionId: sid, Command: line}
+		switch v := f[1]; {
+		case v == "twice":
+			first := a.createWaitRelease(req, nil)
+			a.say("first " + first + "; second " + a.createWaitRelease(req, nil))
+		case v == "env":
+			req.Env = []acp.EnvVariable{{Name: "FOO", Value: "1"}}
+			a.say(a.createWaitRelease(req, nil))
+		case strings.HasPrefix(v, "cwd="):
+			req.Cwd = acp.Ptr(strings.TrimPrefix(v, "cwd="))
+			a.say(a.createWaitRelease(req, nil))
+		}
+	case "metaopen": // agent-owned terminals that never get terminal_exit (claude-agent-acp 0.23.1 on reject/cancel)
+		start := func(id string) {
+			a.update(acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: acp.ToolCallId(id), Title: "run " + id,
+				Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusInProgress, RawInput: map[string]any{"command": "run " + id},
+				Meta: map[string]any{"terminal_info": map[string]any{"terminal_id": id},
+					"terminal_output": map[string]any{"terminal_id": id, "data": id + " partial\n"}}}})
+		}
+		status := func(id string, st acp.ToolCallStatus, meta map[string]any) {
+			a.update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: acp.ToolCallId(id),
+				Status: acp.Ptr(st), Meta: meta}})
+		}
+		start("call_done")
+		status("call_done", acp.ToolCallStatusCompleted, nil)
+		start("call_fail")
+		status("call_fail", acp.ToolCallStatusFailed, nil)
+		start("call_late") // completed, then its real exit status arrives
+		status("call_late", acp.ToolCallStatusCompleted, nil)
+		status("call_late", acp.ToolCallStatusCompleted, map[string]any{"terminal_exit": map[string]any{"terminal_id": "call_late", "exit_code": 7}})
+		status("call_late", acp.ToolCallStatusCompleted, map[string]any{"terminal_exit": map[string]any{"terminal_id": "call_late", "exit_code": 9}})
+		start("call_open") // left running when the turn ends
+		a.say("open done")
+	case "metaslow": // an agent-owned terminal running until session/cancel
+		a.update(acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: "call_slow", Title: "sleep 60",
+			Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusInProgress, RawInput: map[string]any{"command": "sleep 60"},
+			Meta: map[string]any{"terminal_info": map[string]any{"terminal_id": "call_slow"}}}})
+		<-ctx.Done()
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	case "open": // a tool call left open (codex-acp's long commands)
 		a.update(acp.StartToolCall("call-open", "sleep 5", acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
 		a.say("left open")
@@ -572,6 +636,31 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.say("unknown script " + f[0])
 	}
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// createWaitRelease runs terminal/create req, calls between (if any) with the id once the
+// command exited, then reads its output and releases it; it describes what happened:
+// "TID exit=N output=\"…\"" or "create error code=… message=…".
+func (a *agent) createWaitRelease(req acp.CreateTerminalRequest, between func(tid string)) string {
+	bg := context.Background()
+	ct, err := a.conn.CreateTerminal(bg, req)
+	if err != nil {
+		return "create error " + errText(err)
+	}
+	tid := ct.TerminalId
+	w, err := a.conn.WaitForTerminalExit(bg, acp.WaitForTerminalExitRequest{SessionId: sid, TerminalId: tid})
+	if err != nil {
+		return "wait error " + errText(err)
+	}
+	if between != nil {
+		between(tid)
+	}
+	o, err := a.conn.TerminalOutput(bg, acp.TerminalOutputRequest{SessionId: sid, TerminalId: tid})
+	if err != nil {
+		return "output error " + errText(err)
+	}
+	_, _ = a.conn.ReleaseTerminal(bg, acp.ReleaseTerminalRequest{SessionId: sid, TerminalId: tid})
+	return fmt.Sprintf("%s %s output=%q", tid, exitText(w.ExitCode, w.Signal), o.Output)
 }
 
 // legacyTerm plays claude-agent-acp 0.17.1's Bash tool: tool_call twice, permission,
