@@ -127,9 +127,12 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 	}
 	d := c.o.Engine.DecideWrite(p.Path)
 	c.mu.Lock()
-	_, approved := c.approved["write:"+filepath.Clean(p.Path)]
-	approver := c.approvedBy["write:"+filepath.Clean(p.Path)]
+	a := c.approved["write:"+filepath.Clean(p.Path)]
 	c.mu.Unlock()
+	approved, approver := a != nil, ""
+	if approved {
+		approver = a.by
+	}
 	var diff *FileDiff
 	if d.Verdict == permissions.Ask && approved {
 		// The user approved the agent's edit tool call for this path in this turn: not again.
@@ -258,17 +261,25 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 	}
 	label := commandLabel(p.Command, p.Args)
 	d := c.o.Engine.DecideCommand(req)
+	key := "cmd:" + commandKey(p.Command, p.Args)
 	c.mu.Lock()
-	toolCallID, approved := c.approved["cmd:"+commandKey(p.Command, p.Args)]
-	approver := c.approvedBy["cmd:"+commandKey(p.Command, p.Args)]
+	a := c.approved[key]
 	c.mu.Unlock()
-	if approver == "" {
-		approver = "user"
-	}
+	toolCallID, approver := "", "user"
 	switch d.Verdict {
 	case permissions.Allow:
+		if a != nil && c.claimApproval(key, a) {
+			toolCallID = a.toolCallID // the approved tool call runs here
+		}
 		c.audit("exec", &d, "policy", "allow")
 	case permissions.Ask:
+		approved := a != nil && c.approvalCovers(a, d, req) && c.claimApproval(key, a)
+		if approved {
+			toolCallID = a.toolCallID
+			if a.by != "" {
+				approver = a.by
+			}
+		}
 		switch {
 		case approved:
 			c.audit("exec", &d, approver, "allow")
@@ -348,6 +359,57 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 		c.q.push(TerminalExited{ID: t.ID(), Status: st})
 	}()
 	return acp.CreateTerminalResponse{TerminalId: t.ID()}, nil
+}
+
+// approval is a "yes" to one of the agent's session/request_permission questions this turn
+// (by a person, headless --approve, or the policy): it covers the turn's terminal/create of the
+// same command, or fs/write_text_file of the same path, so nobody is asked twice (architecture.md
+// decision 6).
+type approval struct {
+	toolCallID string // the approved tool call
+	by         string // who approved it (PermissionResolved.By)
+	// cwd is the real working directory the approved request showed (its rawInput.cwd, else
+	// the session cwd), as the policy resolved it; commands only.
+	cwd string
+	// once: the allow_once option was chosen, so the approval covers exactly one
+	// terminal/create (allow_always covers every one of the turn).
+	once bool
+}
+
+// approvalCovers reports whether an approval of the agent's tool call waives the policy's "ask"
+// for terminal/create req (decided as d): only for what the approved request showed. The
+// create must run in the cwd the approved request named (none: the session cwd), and the
+// environment variables it adds must not raise a question of their own (an added variable
+// not on the env allow list is still decided by the policy).
+func (c *Client) approvalCovers(a *approval, d permissions.Decision, req permissions.CommandRequest) bool {
+	if a.cwd == "" || d.Cwd != a.cwd {
+		return false
+	}
+	if len(req.Env) > 0 {
+		bare := req
+		bare.Env = nil
+		db := c.o.Engine.DecideCommand(bare)
+		// The env's own findings come first among equals (permissions.DecideCommand): an env
+		// variable that makes the request "ask" shows as a different deciding rule.
+		if db.Verdict != d.Verdict || db.Rule != d.Rule || db.Reason != d.Reason {
+			return false
+		}
+	}
+	return true
+}
+
+// claimApproval takes approval a (still stored under key) for one terminal/create: an
+// allow_once approval is used up. False when another request took it first.
+func (c *Client) claimApproval(key string, a *approval) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.approved[key] != a {
+		return false
+	}
+	if a.once {
+		delete(c.approved, key)
+	}
+	return true
 }
 
 // term finds a live (unreleased) terminal of this session.

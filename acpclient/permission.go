@@ -210,8 +210,11 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 		if k := optionKind(p.Options, id); k == acp.PermissionOptionKindAllowOnce || k == acp.PermissionOptionKindAllowAlways {
 			c.mu.Lock()
 			for _, key := range approveKeys {
-				c.approved[key] = tcID
-				c.approvedBy[key] = by
+				a := &approval{toolCallID: tcID, by: by, once: k == acp.PermissionOptionKindAllowOnce}
+				if d != nil {
+					a.cwd = d.Cwd
+				}
+				c.approved[key] = a
 			}
 			c.mu.Unlock()
 		}
