@@ -151,6 +151,9 @@ func TestTerminalScreenCompactedAtEnd(t *testing.T) {
 	if term.Backlog() != 0 || term.backlog != nil {
 		t.Fatalf("backlog %d bytes, cap %d", term.Backlog(), cap(term.backlog))
 	}
+	if tr := term.tr; len(tr.done) != 292 || cap(tr.done) != len(tr.done) {
+		t.Fatalf("transcript storage %d bytes, cap %d; want 292, no spare", len(tr.done), cap(tr.done))
+	}
 	want := NewScreen(Size{80, 24})
 	want.Write([]byte(strings.ReplaceAll(lines(100, "%d\n"), "\n", "\r\n")))
 	sameScreen(t, "exited", want, scr)
@@ -187,7 +190,7 @@ func TestTerminalScreenCompactedAtEnd(t *testing.T) {
 // 64 KiB of heap, exited and released (an 80x24 emulator alone is ~4.5 MB).
 // BenchmarkRetainedTerminal reports the figures.
 func TestRetainedHeapPerTerminal(t *testing.T) {
-	exited, released := retainedPerTerminal(t, 20, Size{80, 24})
+	exited, released := retainedPerTerminal(t, 20, Size{80, 24}, "echo hi", "hi\n")
 	t.Logf("retained per terminal: %.0f B exited, %.0f B released", exited, released)
 	if exited >= 64<<10 || released >= 64<<10 {
 		t.Fatalf("retained per terminal: %.0f B exited, %.0f B released; want < 65536", exited, released)

@@ -9,7 +9,6 @@ package terminals
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -28,10 +27,10 @@ func liveHeap() uint64 {
 	return ms.HeapAlloc
 }
 
-// retainedPerTerminal starts n terminals of size sz that each print one
-// short line, and returns the heap each one keeps (bytes, averaged) once all
-// have exited and once all are released.
-func retainedPerTerminal(tb testing.TB, n int, sz Size) (exited, released float64) {
+// retainedPerTerminal starts n terminals of size sz running shell line
+// (whose transcript must be want), and returns the heap each one keeps
+// (bytes, averaged) once all have exited and once all are released.
+func retainedPerTerminal(tb testing.TB, n int, sz Size, line, want string) (exited, released float64) {
 	tb.Helper()
 	m := NewManager(ManagerOptions{MaxLive: n})
 	defer func() { _ = m.Close() }()
@@ -39,7 +38,7 @@ func retainedPerTerminal(tb testing.TB, n int, sz Size) (exited, released float6
 	base := liveHeap()
 	terms := make([]*Terminal, 0, n)
 	for range n {
-		term, err := m.Start(StartOptions{ShellLine: "echo hi", Dir: dir, Env: testEnv, Size: sz})
+		term, err := m.Start(StartOptions{ShellLine: line, Dir: dir, Env: testEnv, Size: sz})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -65,8 +64,8 @@ func retainedPerTerminal(tb testing.TB, n int, sz Size) (exited, released float6
 	}
 	released = float64(int64(liveHeap())-int64(base)) / float64(n)
 	for _, term := range terms {
-		if got := term.Output().Text; got != "hi\n" {
-			tb.Fatalf("%s: transcript %q, want %q", term.ID(), got, "hi\n")
+		if got := term.Output().Text; got != want {
+			tb.Fatalf("%s: transcript of %d bytes, want %d", term.ID(), len(got), len(want))
 		}
 	}
 	runtime.KeepAlive(terms)
@@ -74,15 +73,26 @@ func retainedPerTerminal(tb testing.TB, n int, sz Size) (exited, released float6
 	return exited, released
 }
 
-// BenchmarkRetainedTerminal reports the heap a one-line terminal keeps after
-// its program exited (B-exited/term) and after Release (B-released/term), at
-// 80x24 and at 200x50.
+// BenchmarkRetainedTerminal reports the heap a terminal keeps after its
+// program exited (B-exited/term) and after Release (B-released/term): one
+// that printed one line, at 80x24 and at 200x50, and one that printed
+// 1.27 MB (`seq 1 200000`, transcript limit 1 MiB) at 80x24.
 func BenchmarkRetainedTerminal(b *testing.B) {
-	for _, sz := range []Size{{80, 24}, {200, 50}} {
-		b.Run(fmt.Sprintf("%dx%d", sz.Cols, sz.Rows), func(b *testing.B) {
+	seq := lines(200000, "%d\n")
+	cases := []struct {
+		name, line, want string
+		sz               Size
+		n                int
+	}{
+		{"echo/80x24", "echo hi", "hi\n", Size{80, 24}, 20},
+		{"echo/200x50", "echo hi", "hi\n", Size{200, 50}, 20},
+		{"seq200000/80x24", "seq 1 200000", seq[len(seq)-DefaultOutputLimit:], Size{80, 24}, 4},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
 			var ex, rel float64
 			for b.Loop() {
-				ex, rel = retainedPerTerminal(b, 20, sz)
+				ex, rel = retainedPerTerminal(b, c.n, c.sz, c.line, c.want)
 			}
 			b.ReportMetric(ex, "B-exited/term")
 			b.ReportMetric(rel, "B-released/term")

@@ -71,7 +71,6 @@ type Terminal struct {
 	marker  string
 	grace   time.Duration
 
-	cmd  *exec.Cmd
 	pid  int
 	ptmx *os.File
 	ptMu sync.RWMutex // excludes ioctls on ptmx while it is being closed
@@ -188,7 +187,6 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 		_ = ptmx.Close()
 		return nil, fmt.Errorf("terminals: start %q: %w", argv[0], err)
 	}
-	t.cmd = cmd
 	t.pid = cmd.Process.Pid
 	t.started = time.Now()
 	t.scr = newScreen(size, t.reply)
@@ -196,7 +194,7 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 	go t.reader()
 	go t.feeder()
 	go t.writer()
-	go t.waiter()
+	go t.waiter(cmd) // the only user of cmd: not kept once the leader is reaped
 	return t, nil
 }
 
@@ -468,14 +466,16 @@ const (
 // floodFrame, so the emulator's cost stays small and the reader (and the
 // child) run at full speed.
 //
-// When the output has ended (the PTY's EOF) it frees the backlog and
-// compacts the screen: a finished terminal keeps only what it shows.
+// When the output has ended (the PTY's EOF) it frees the backlog, trims the
+// transcript's storage and compacts the screen: a finished terminal keeps
+// only what it shows and what Output returns.
 func (t *Terminal) feeder() {
 	defer close(t.feederDone)
 	defer func() {
 		t.blMu.Lock()
 		t.backlog, t.modeLog = nil, nil // capacity left by a flood
 		t.blMu.Unlock()
+		t.tr.shrink()
 		t.scr.compact()
 	}()
 	var chunk []byte // grows to at most feedTake
@@ -609,9 +609,9 @@ func (t *Terminal) writer() {
 }
 
 // waiter reaps the leader and reports exit once its output is drained.
-func (t *Terminal) waiter() {
-	_ = t.cmd.Wait()
-	st := statusOf(t.cmd.ProcessState)
+func (t *Terminal) waiter(cmd *exec.Cmd) {
+	_ = cmd.Wait()
+	st := statusOf(cmd.ProcessState)
 	close(t.leaderDone)
 	timer := time.NewTimer(DrainBound)
 	select {

@@ -270,6 +270,38 @@ func (t *Transcript) Snapshot() (text string, truncated bool) {
 	return text, t.dropped || cut > 0
 }
 
+// shrink frees what Snapshot can no longer return — completed text before
+// its most recent limit bytes — and spare capacity, so a finished transcript holds
+// about as many bytes as its text. Snapshot and later Writes behave as if
+// it had not been called. A Terminal calls it when its output has ended.
+func (t *Transcript) shrink() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// As compact cuts: the current line may still get shorter (CR, EL), so
+	// Snapshot can reach back up to limit bytes into done.
+	cut := max(len(t.done)-t.limit, 0)
+	for cut > 0 && cut < len(t.done) && t.done[cut]&0xC0 == 0x80 {
+		cut++
+	}
+	if cut > 0 || cap(t.done) > len(t.done) {
+		t.dropped = t.dropped || cut > 0
+		t.done = exactCopy(t.done[cut:])
+	}
+	if cap(t.line) > len(t.line) {
+		t.line = exactCopy(t.line)
+	}
+}
+
+// exactCopy returns a copy of p with no spare capacity (nil when empty).
+func exactCopy(p []byte) []byte {
+	if len(p) == 0 {
+		return nil
+	}
+	c := make([]byte, len(p))
+	copy(c, p)
+	return c
+}
+
 // control applies a C0 control character.
 func (t *Transcript) control(b byte) {
 	switch b {

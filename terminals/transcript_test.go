@@ -179,3 +179,45 @@ func BenchmarkTranscript(b *testing.B) {
 		b.ReportMetric(float64(ops*len(data))/1e6/cpu, "cpu-MB/s")
 	}
 }
+
+// TestTranscriptShrink: shrink keeps at most the last limit bytes with no
+// spare capacity, and Snapshot and later Writes give what they would have
+// without it.
+func TestTranscriptShrink(t *testing.T) {
+	long := strings.Repeat("é€x", 5000) // one line of 30 000 bytes, no newline
+	cases := []struct {
+		name  string
+		limit int
+		out   string
+	}{
+		{"one line", 0, "hi\r\n"},
+		{"empty", 100, ""},
+		{"over the limit, multibyte", 1000, strings.Repeat("line €€ é\r\n", 400) + "pro€gress 50%"},
+		{"long open line", 4096, "head\r\n" + long},
+		{"progress", 64, "\x1b[1mbuild\x1b[0m\r\n" + strings.Repeat("12%\r", 50) + "99%"},
+	}
+	for _, c := range cases {
+		a, b := NewTranscript(c.limit), NewTranscript(c.limit)
+		_, _ = a.Write([]byte(c.out))
+		_, _ = b.Write([]byte(c.out))
+		b.shrink()
+		at, atr := a.Snapshot()
+		bt, btr := b.Snapshot()
+		if at != bt || atr != btr {
+			t.Fatalf("%s: after shrink %d bytes truncated=%v, want %d bytes truncated=%v", c.name, len(bt), btr, len(at), atr)
+		}
+		if cap(b.done) != len(b.done) || cap(b.line) != len(b.line) || len(b.done) > b.limit {
+			t.Fatalf("%s: done %d/%d line %d/%d bytes (len/cap), limit %d", c.name, len(b.done), cap(b.done), len(b.line), cap(b.line), b.limit)
+		}
+		more := "\r\x1b[Kdone \x1b[31m✓\x1b[0m\r\n" + strings.Repeat("more €\r\n", 300)
+		for _, w := range []string{more[:7], more[7:]} {
+			_, _ = a.Write([]byte(w))
+			_, _ = b.Write([]byte(w))
+			at, atr = a.Snapshot()
+			bt, btr = b.Snapshot()
+			if at != bt || atr != btr {
+				t.Fatalf("%s: writes after shrink: %q truncated=%v, want %q truncated=%v", c.name, bt, btr, at, atr)
+			}
+		}
+	}
+}
