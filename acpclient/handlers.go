@@ -106,6 +106,9 @@ func (c *Client) ReadTextFile(ctx context.Context, p acp.ReadTextFileRequest) (a
 	}
 	text, err := c.o.Engine.ReadFile(p.Path, p.Line, p.Limit)
 	if err != nil {
+		if errors.Is(err, permissions.ErrOutside) {
+			c.refusedFile("read", p.Path, err.Error(), "")
+		}
 		return acp.ReadTextFileResponse{}, fileErr("fs/read_text_file", err)
 	}
 	return acp.ReadTextFileResponse{Content: text}, nil
@@ -152,6 +155,9 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 	}
 	old, existed, err := c.o.Engine.WriteFile(p.Path, p.Content)
 	if err != nil {
+		if errors.Is(err, permissions.ErrOutside) {
+			c.refusedFile("write", p.Path, err.Error(), "")
+		}
 		return acp.WriteTextFileResponse{}, fileErr("fs/write_text_file", err)
 	}
 	c.q.push(FileWritten{Diff: FileDiff{Path: p.Path, OldText: old, NewText: p.Content, Existed: existed}})
@@ -201,8 +207,20 @@ func (c *Client) gate(ctx context.Context, kind string, d permissions.Decision, 
 		return nil
 	default:
 		c.audit(kind, &d, "policy", "deny")
+		c.refusedFile(kind, path, d.Reason, d.Rule)
 		return deniedErr(kind+" of "+path, d, "policy")
 	}
+}
+
+// refusedFile tells the user that the policy refused the agent's file access, like the notice
+// for a refused terminal/create: Notice{warn, `refused write of "PATH": REASON (rule: RULE)`}
+// (kind "read" or "write"; the path as the agent named it, quoted).
+func (c *Client) refusedFile(kind, path, reason, rule string) {
+	text := fmt.Sprintf("refused %s of %s: %s", kind, strconvQuote(path), reason)
+	if rule != "" {
+		text += " (rule: " + rule + ")"
+	}
+	c.q.push(Notice{Level: "warn", Text: text})
 }
 
 func fileKind(kind string) acp.ToolKind {
