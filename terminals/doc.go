@@ -13,6 +13,9 @@
 //     slices. A slow screen therefore never slows the child.
 //   - [Screen] is an x/vt emulator behind its own mutex (never
 //     vt.SafeEmulator), usable on its own for agent-owned, read-only screens.
+//     When a terminal's output has ended its screen drops the emulator
+//     (about 4.5 MB at 80x24) and keeps only what it shows ([Screen.Compact]),
+//     so a finished terminal costs memory in proportion to its output.
 //   - [Transcript] turns the raw byte stream into what a person would read.
 //
 // # Process reaping
