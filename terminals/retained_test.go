@@ -4,7 +4,7 @@ package terminals
 // the Manager keeps every terminal gettable): heap still reachable after the
 // program exited, and after Release.
 //
-//	go test -run '^$' -bench '^BenchmarkRetainedTerminal' -benchtime 3x ./terminals/
+//	go test -run '^$' -bench '^BenchmarkRetained' -benchtime 3x ./terminals/
 //	go test -run '^$' -bench '^BenchmarkTerminalChurn$' -benchtime 1x ./terminals/
 
 import (
@@ -154,4 +154,33 @@ func statusKiB(tb testing.TB, key string) int64 {
 	}
 	tb.Fatalf("%s not in /proc/self/status", key)
 	return 0
+}
+
+// BenchmarkRetainedScreen reports the heap a standalone screen (an
+// agent-owned terminal's, fed over ACP) keeps after one line of output,
+// before Compact (B-live/screen) and after (B-compacted/screen), at 80x24.
+func BenchmarkRetainedScreen(b *testing.B) {
+	const n = 100
+	var live, compacted float64
+	for b.Loop() {
+		base := liveHeap()
+		scrs := make([]*Screen, n)
+		for i := range scrs {
+			scrs[i] = NewScreen(Size{80, 24})
+			scrs[i].Write([]byte("hi\r\n"))
+		}
+		live = float64(int64(liveHeap())-int64(base)) / n
+		for _, s := range scrs {
+			s.Compact()
+		}
+		compacted = float64(int64(liveHeap())-int64(base)) / n
+		for _, s := range scrs {
+			if got := s.Text()[:3]; got != "hi\n" {
+				b.Fatalf("text %q", got)
+			}
+		}
+		runtime.KeepAlive(scrs)
+	}
+	b.ReportMetric(live, "B-live/screen")
+	b.ReportMetric(compacted, "B-compacted/screen")
 }
