@@ -3,6 +3,7 @@ package terminals
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	uv "github.com/charmbracelet/ultraviolet"
@@ -129,6 +130,43 @@ func TestScreenCompactAfterClose(t *testing.T) {
 	s.Compact()
 	s.Write([]byte("\x1b[cc"))
 	if got := s.Text(); got != "abc\n\n" {
+		t.Fatalf("text %q", got)
+	}
+}
+
+// TestScreenCompactConcurrent: Compact, Write, Resize and the readers may
+// run at once (the race detector checks the locking); the last output wins.
+func TestScreenCompactConcurrent(t *testing.T) {
+	s := NewScreen(Size{20, 5})
+	defer s.Close()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := uv.NewScreenBuffer(22, 6)
+			for i := range 200 {
+				switch g {
+				case 0:
+					s.Write([]byte(fmt.Sprintf("line %d\x1b[6n\r\n", i)))
+				case 1:
+					s.Compact()
+				case 2:
+					s.Resize(Size{20 + i%3, 5 + i%2})
+				case 3:
+					s.Draw(buf, buf.Bounds(), i%4)
+					_ = s.Text()
+					_, _ = s.Cursor()
+					_ = s.ScrollbackLen()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	s.Resize(Size{20, 5})
+	s.Write([]byte("end"))
+	s.Compact()
+	if got := strings.Split(s.Text(), "\n"); got[len(got)-1] != "end" || !strings.HasPrefix(got[len(got)-2], "line 199") {
 		t.Fatalf("text %q", got)
 	}
 }

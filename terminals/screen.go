@@ -77,7 +77,7 @@ func newScreen(s Size, sink func([]byte)) *Screen {
 	sc := &Screen{size: s, sink: sink, replyDone: make(chan struct{})}
 	sc.em = sc.newEmulator(s)
 	if sink != nil {
-		go sc.drainReplies()
+		go sc.drainReplies(sc.em)
 	} else {
 		close(sc.replyDone)
 	}
@@ -190,11 +190,11 @@ func (s *Screen) setMode(m ansi.Mode, on bool) {
 // drainReplies copies the emulator's replies to the sink. It never takes
 // the lock, so em.Write (which writes replies synchronously into an
 // unbuffered pipe) cannot block on it for long.
-func (s *Screen) drainReplies() {
+func (s *Screen) drainReplies(em *vt.Emulator) {
 	defer close(s.replyDone)
 	buf := make([]byte, 4096)
 	for {
-		n, err := s.em.Read(buf)
+		n, err := em.Read(buf)
 		if n > 0 && s.sink != nil {
 			s.sink(append([]byte(nil), buf[:n]...))
 		}
