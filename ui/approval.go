@@ -15,7 +15,7 @@ import (
 
 // approvalChoice is one answer the modal offers.
 type approvalChoice struct {
-	role   string // "once", "always", "reject", "reject_always" (agent kinds) or "save" (own prompts)
+	role   string // "once", "always", "reject", "reject_always" (agent kinds), "save" (own prompts) or "dismiss"
 	key    string // the key shown for it ("" none)
 	label  string
 	answer acpclient.Answer
@@ -50,11 +50,22 @@ func roleBinding(km *KeyMap, role string) key.Binding {
 	return key.NewBinding()
 }
 
+// ownPrompt reports whether p is acpterm's own policy prompt (terminal/create, fs) rather than
+// the agent's session/request_permission.
+func ownPrompt(p acpclient.PermissionAsked) bool { return p.Kind != "agent" }
+
+// dismissChoice answers an agent's request "cancelled" (ACP: the outcome that selects no
+// option). It is offered when the agent's options include no one-time choice, so that nothing
+// "always" is ever picked by default or by Esc, and it is the only choice when the agent sent no
+// options at all.
+var dismissChoice = approvalChoice{role: "dismiss", key: "d", label: "Dismiss (answer cancelled, pick nothing)"}
+
 // choicesFor lists the answers for a request: the agent's own options in its order (each keyed
-// by its kind's binding; the first option of a kind gets the key), or acpterm's four choices for
-// its own prompts (a allow once, s allow for this session, S save as rule, d deny).
+// by its kind's binding; the first option of a kind gets the key) followed by Dismiss when none
+// of them is a one-time choice, or acpterm's four choices for its own prompts (a allow once,
+// s allow for this session, S save as rule, d deny).
 func choicesFor(p acpclient.PermissionAsked, km *KeyMap) []approvalChoice {
-	if len(p.Options) == 0 {
+	if ownPrompt(p) {
 		return []approvalChoice{
 			{role: "once", key: "a", label: "Allow once", answer: acpclient.Answer{Choice: acpclient.AllowOnce}},
 			{role: "always", key: "s", label: "Allow for this session", answer: acpclient.Answer{Choice: acpclient.AllowSession}},
@@ -75,11 +86,17 @@ func choicesFor(p acpclient.PermissionAsked, km *KeyMap) []approvalChoice {
 		}
 		out = append(out, c)
 	}
-	return out
+	for _, c := range out {
+		if !c.always() {
+			return out
+		}
+	}
+	return append(out, dismissChoice)
 }
 
 // defaultChoice is the highlighted choice when the modal opens: the first allow-once choice,
-// else the first choice that is neither "always" nor a rejection, else the first non-always one.
+// else the first choice that is neither "always" nor a rejection, else the first non-always one
+// (choicesFor adds Dismiss when every option is "always", so there is one).
 func defaultChoice(cs []approvalChoice) int {
 	for i, c := range cs {
 		if c.role == "once" {
@@ -100,14 +117,14 @@ func defaultChoice(cs []approvalChoice) int {
 }
 
 // escAnswer is what Esc answers: reject once (the first reject_once option or the own prompt's
-// deny; else Deny, which acpclient maps to a reject option of the agent).
+// deny), else Dismiss ("cancelled"): Esc never picks an "always" option.
 func escAnswer(cs []approvalChoice) acpclient.Answer {
 	for _, c := range cs {
 		if c.role == "reject" {
 			return c.answer
 		}
 	}
-	return acpclient.Answer{Choice: acpclient.Deny}
+	return dismissChoice.answer
 }
 
 // approvals is the modal over the panes for pending permission requests (State.Pending, oldest
@@ -137,7 +154,7 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 		delete(a.scroll, p.ID)
 		return &ans, true
 	}
-	own := len(p.Options) == 0
+	own := ownPrompt(p)
 	for i, c := range cs {
 		if own {
 			// Own prompts: the fixed letters, and the approve/reject bindings by meaning.
@@ -150,6 +167,9 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 			continue
 		}
 		if c.key != "" && key.Matches(k, roleBinding(km, c.role)) {
+			return pick(i)
+		}
+		if c.role == "dismiss" && k.Text == c.key {
 			return pick(i)
 		}
 	}
@@ -497,7 +517,12 @@ func escLabel(cs []approvalChoice) string {
 			return "esc deny"
 		}
 	}
-	return "esc reject once"
+	for _, c := range cs {
+		if c.role == "reject" {
+			return "esc reject once"
+		}
+	}
+	return "esc dismiss"
 }
 
 func verdictStyle(st *Styles, v permissions.Verdict) interface{ Render(...string) string } {

@@ -484,10 +484,13 @@ func (h *headless) toolFields(tc acp.ToolCallUpdate) (kind, title string) {
 // PermissionResolved.By and the audit log's "by"): nobody was asked, the --approve flag decided.
 const headlessAnswerBy = "approve-flag"
 
-// answer answers a question according to Approve, at once.
+// answer answers a question according to Approve, at once. acpterm's own prompts get AllowOnce
+// or Deny. An agent's request gets its allow_once option (allow) or reject_once option (deny);
+// when the wanted one is missing, its reject_once option, else no option at all ("cancelled"):
+// a headless run never picks an "always" option, which the agent may remember beyond the run.
 func (h *headless) answer(e acpclient.PermissionAsked) {
 	allow := h.o.Approve == "allow"
-	if len(e.Options) == 0 {
+	if e.Kind != "agent" {
 		c := acpclient.Deny
 		if allow {
 			c = acpclient.AllowOnce
@@ -495,9 +498,9 @@ func (h *headless) answer(e acpclient.PermissionAsked) {
 		h.o.Client.Answer(e.ID, acpclient.Answer{Choice: c, By: headlessAnswerBy})
 		return
 	}
-	kinds := []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
+	kinds := []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce}
 	if allow {
-		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce}
+		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindRejectOnce}
 	}
 	for _, k := range kinds {
 		for _, opt := range e.Options {
@@ -507,9 +510,8 @@ func (h *headless) answer(e acpclient.PermissionAsked) {
 			}
 		}
 	}
-	// Nothing fits (e.g. allow requested but only "always" offered): refuse; the client picks a
-	// reject option or answers cancelled.
-	h.o.Client.Answer(e.ID, acpclient.Answer{Choice: acpclient.Deny, By: headlessAnswerBy})
+	// No one-time option: answer "cancelled" (an empty Answer selects no option).
+	h.o.Client.Answer(e.ID, acpclient.Answer{By: headlessAnswerBy})
 }
 
 // headlessTail returns the last n lines of text, trailing blank lines dropped.

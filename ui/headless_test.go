@@ -61,6 +61,9 @@ func (c *scriptClient) Answer(id string, a acpclient.Answer) {
 	if v == "" {
 		v = string(a.Choice)
 	}
+	if v == "" {
+		v = "cancelled" // no option and no choice: acpclient answers "cancelled"
+	}
 	c.mu.Lock()
 	c.answers = append(c.answers, id+"="+v)
 	evs := c.answerEvents[id+"="+v]
@@ -165,29 +168,61 @@ func TestHeadlessApproveAllowPicksAllowOnceNeverAlways(t *testing.T) {
 		}}},
 		"b": {acpclient.PermissionAsked{ID: "p2", Kind: "agent", Options: []acp.PermissionOption{
 			{OptionId: "only-always", Kind: acp.PermissionOptionKindAllowAlways},
+			{OptionId: "never", Kind: acp.PermissionOptionKindRejectAlways},
+		}}},
+		"d": {acpclient.PermissionAsked{ID: "p4", Kind: "agent"}}, // no options at all
+		"e": {acpclient.PermissionAsked{ID: "p5", Kind: "agent", Options: []acp.PermissionOption{
+			{OptionId: "always", Kind: acp.PermissionOptionKindAllowAlways},
+			{OptionId: "no", Kind: acp.PermissionOptionKindRejectOnce},
 		}}},
 		"c": {acpclient.PermissionAsked{ID: "p3", Kind: "command", ToolCall: acp.ToolCallUpdate{Title: acp.Ptr("rm -rf build")},
 			Policy: &permissions.Decision{Verdict: permissions.Ask, Rule: "unmatched"}}},
 	})
-	for _, id := range []string{"p1=x-once", "p2=deny", "p3=allow_once"} {
+	for _, id := range []string{"p1=x-once", "p2=cancelled", "p3=allow_once", "p4=cancelled", "p5=no"} {
 		c.answerEvents[id] = []acpclient.Event{acpclient.TurnEnded{StopReason: "end_turn"}}
 	}
 	c.answerEvents["p3=allow_once"] = []acpclient.Event{
 		acpclient.PermissionResolved{ID: "p3", Outcome: "allow"}, // By from the answer
 		acpclient.TurnEnded{StopReason: "end_turn"},
 	}
-	out, code, err := runScript(t, c, HeadlessOptions{Prompts: []string{"a", "b", "c"}, Approve: "allow"})
+	out, code, err := runScript(t, c, HeadlessOptions{Prompts: []string{"a", "b", "c", "d", "e"}, Approve: "allow"})
 	if err != nil || code != 0 {
 		t.Fatalf("RunHeadless = %d, %v\n%s", code, err, out)
 	}
-	if got := strings.Join(c.answers, " "); got != "p1=x-once p2=deny p3=allow_once" {
+	if got := strings.Join(c.answers, " "); got != "p1=x-once p2=cancelled p3=allow_once p4=cancelled p5=no" {
 		t.Fatalf("answers = %s", got)
 	}
 	if !strings.Contains(out, `[permission] command "rm -rf build" → allow (--approve allow: unmatched)`+"\n") {
 		t.Fatalf("output lacks the policy permission line:\n%s", out)
 	}
-	if got := strings.Join(c.prompts, ","); got != "a,b,c" {
+	if got := strings.Join(c.prompts, ","); got != "a,b,c,d,e" {
 		t.Fatalf("prompts = %s", got)
+	}
+}
+
+// --approve deny picks reject_once, and "cancelled" when the agent offers only "always" options
+// or none: never reject_always, which the agent may remember after the run.
+func TestHeadlessApproveDenyNeverAlways(t *testing.T) {
+	c := newScriptClient(nil, map[string][]acpclient.Event{
+		"a": {acpclient.PermissionAsked{ID: "p1", Kind: "agent", Options: []acp.PermissionOption{
+			{OptionId: "never", Kind: acp.PermissionOptionKindRejectAlways},
+			{OptionId: "no", Kind: acp.PermissionOptionKindRejectOnce},
+		}}},
+		"b": {acpclient.PermissionAsked{ID: "p2", Kind: "agent", Options: []acp.PermissionOption{
+			{OptionId: "yes", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionId: "never", Kind: acp.PermissionOptionKindRejectAlways},
+		}}},
+		"c": {acpclient.PermissionAsked{ID: "p3", Kind: "agent"}},
+	})
+	for _, id := range []string{"p1=no", "p2=cancelled", "p3=cancelled"} {
+		c.answerEvents[id] = []acpclient.Event{acpclient.TurnEnded{StopReason: "end_turn"}}
+	}
+	out, code, err := runScript(t, c, HeadlessOptions{Prompts: []string{"a", "b", "c"}, Approve: "deny"})
+	if err != nil || code != 0 {
+		t.Fatalf("RunHeadless = %d, %v\n%s", code, err, out)
+	}
+	if got := strings.Join(c.answers, " "); got != "p1=no p2=cancelled p3=cancelled" {
+		t.Fatalf("answers = %s", got)
 	}
 }
 

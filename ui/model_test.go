@@ -263,6 +263,51 @@ func TestApprovalKeysSendExactAnswers(t *testing.T) {
 	}
 }
 
+// When the agent offers only "always" options (or none), the modal adds Dismiss ("cancelled"):
+// it is the default and what Esc answers, so no "always" is ever picked without being chosen.
+func TestApprovalOnlyAlwaysOptionsDefaultToDismiss(t *testing.T) {
+	onlyAlways := []acp.PermissionOption{
+		{OptionId: "AA", Name: "Always yes", Kind: acp.PermissionOptionKindAllowAlways},
+		{OptionId: "RA", Name: "Always no", Kind: acp.PermissionOptionKindRejectAlways},
+	}
+	for _, c := range []struct {
+		opts      []acp.PermissionOption
+		key, want string
+		screen    []string
+	}{
+		{onlyAlways, "enter", `answer p1 option="" choice=""`, []string{"  A/1   Always yes", "  R/2   Always no", "› d/3   Dismiss (answer cancelled, pick nothing)", "esc dismiss"}},
+		{onlyAlways, "esc", `answer p1 option="" choice=""`, nil},
+		{onlyAlways, "d", `answer p1 option="" choice=""`, nil},
+		{onlyAlways, "A", `answer p1 option="AA" choice=""`, nil},
+		{nil, "enter", `answer p1 option="" choice=""`, []string{"› d/1   Dismiss (answer cancelled, pick nothing)", "esc dismiss"}},
+		{nil, "a", "", []string{"Permission 1 of 1"}}, // no allow option: swallowed
+	} {
+		h := newHarness(t, nil)
+		h.ev(acpclient.TurnStarted{Prompt: "go"})
+		p := ask("p1")
+		p.Options = c.opts
+		h.ev(p)
+		h.agent.take()
+		scr := h.screenText()
+		for _, want := range c.screen {
+			if !strings.Contains(scr, want) {
+				t.Errorf("options %v: screen lacks %q:\n%s", c.opts, want, scr)
+			}
+		}
+		for _, bad := range []string{"Allow for this session", "Save as rule"} {
+			if strings.Contains(scr, bad) {
+				t.Errorf("options %v: an agent request shows acpterm's own choice %q", c.opts, bad)
+			}
+		}
+		h.key(c.key)
+		if c.want == "" {
+			wantCalls(t, h.agent.take())
+			continue
+		}
+		wantCalls(t, h.agent.take(), c.want)
+	}
+}
+
 func TestApprovalQueueAndNavigation(t *testing.T) {
 	h := newHarness(t, nil)
 	h.ev(acpclient.TurnStarted{Prompt: "go"})
