@@ -316,24 +316,10 @@ func (tm *tmux) keys(keys ...string) {
 	tm.must(append([]string{"send-keys", "-t", "main"}, keys...)...)
 }
 
-// pressUntilGone sends key until text leaves the screen: the approval modal ignores keys for a
-// moment when it opened while the user was typing (ui typingGrace), so a key sent right after
-// typing a prompt may be dropped on purpose. Each press is given a second to take effect.
-func (tm *tmux) pressUntilGone(key, text string) {
-	tm.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		tm.keys(key)
-		for until := time.Now().Add(time.Second); time.Now().Before(until); time.Sleep(pollInterval) {
-			if !strings.Contains(tm.capture(), text) {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("%q stayed on screen after pressing %s for %s:\n%s", text, key, waitTimeout, tm.capture())
-		}
-	}
-}
+// modalReady is the approval modal's key hint, shown once the modal takes keys: a request
+// ignores keys for a moment after it appears, and while the user is still typing a prompt (ui
+// modalArmsAt), so tests wait for it before answering.
+const modalReady = "enter choose"
 
 // typeText sends text literally.
 func (tm *tmux) typeText(s string) {

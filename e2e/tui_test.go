@@ -230,7 +230,8 @@ func TestTUIApprovalByKeySendsThatOption(t *testing.T) {
 		t.Run(c.option, func(t *testing.T) {
 			e := newEnv(t)
 			tm := startDemo(t, e, "perm")
-			screen := tm.waitFor("Permission 1 of 1")
+			tm.waitFor("Permission 1 of 1")
+			screen := tm.waitFor(modalReady)
 			for _, want := range []string{"Delete the build cache (./build)", "a/1   Allow once", "A/2   Always allow", "r/3   Reject", "R/4   Always reject"} {
 				if !strings.Contains(screen, want) {
 					t.Fatalf("approval lacks %q:\n%s", want, screen)
@@ -413,7 +414,8 @@ func TestTUIPlanThoughtAndModeSwitch(t *testing.T) {
 func TestTUIWriteAskShowsDiffThenDenyOrAllow(t *testing.T) {
 	e := newEnv(t)
 	tm := startDemo(t, e, "write")
-	screen := tm.waitFor("Write file?")
+	tm.waitFor("Write file?")
+	screen := tm.waitFor(modalReady)
 	for _, want := range []string{"write " + e.project + "/demo.md", "+This file was written by the demo agent", "+- edit 1", "d/4   Deny"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("approval lacks %q:\n%s", want, screen)
@@ -427,7 +429,9 @@ func TestTUIWriteAskShowsDiffThenDenyOrAllow(t *testing.T) {
 	tm.typeText("write")
 	tm.keys("Enter")
 	tm.waitFor("Write file?")
-	tm.pressUntilGone("a", "Write file?") // typed just before: the modal may hold keys back briefly
+	tm.waitFor(modalReady) // typed just before: the modal takes keys once typing pauses
+	tm.keys("a")
+	tm.waitGone("Write file?")
 	tm.waitFor("wrote " + e.project + "/demo.md (93 bytes, edit 1)")
 	b, err := os.ReadFile(filepath.Join(e.project, "demo.md"))
 	if err != nil || string(b) != "# acpterm demo\n\nThis file was written by the demo agent through fs/write_text_file.\n- edit 1\n" {

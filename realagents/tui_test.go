@@ -53,7 +53,9 @@ func (s *tuiSession) drive(done, key string, timeout time.Duration) (screens []s
 		switch {
 		case id == "":
 			answeredID = "" // the modal is gone: the next one is a new request
-		case id != answeredID:
+		case id != answeredID && strings.Contains(scr, "enter choose"):
+			// The modal takes keys once its hint shows (it ignores keys for a moment after it
+			// appears, and while a prompt is being typed).
 			s.keys(key)
 			answered++
 			answeredID = id

@@ -211,7 +211,9 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 }
 
 // render draws the front request as the modal's text (width cells wide, at most maxH lines).
-func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, n, total, width, maxH int) string {
+// A non-empty wait replaces the key hint while the modal does not take keys yet
+// (Model.modalArmsAt); the hint "enter choose …" shows only once it does.
+func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, n, total int, wait string, width, maxH int) string {
 	cs := choicesFor(p, km)
 	sel, ok := a.sel[p.ID]
 	if !ok {
@@ -320,6 +322,9 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	hintText := "enter choose · ↑/↓ move · " + escLabel(cs)
 	if hidden {
 		hintText = "pgup/pgdn scroll · " + km.Pager.Help().Key + " all · " + hintText
+	}
+	if wait != "" {
+		hintText = wait
 	}
 	hint := st.Dim.Render(truncate(hintText, inner))
 	lines := append(head, "")

@@ -109,10 +109,11 @@ type Model struct {
 	killing         int // terminals of the turn killed by a second cancel (shown while cancelling)
 	banners         []banner
 	answered        map[string]bool // permission requests answered, not yet resolved
-	lastTyped       time.Time       // last key handled by the editor
 	lastEditorKey   time.Time       // last key handled by the editor, Enter included (syncBackground)
 	typingTickArmed bool            // a typingIdleMsg is on its way
-	modalSince      time.Time       // when the approval modal last appeared while the user was typing
+	modalFront      string          // id of the approval request in front (noteFront)
+	modalSince      time.Time       // when modalFront came to the front
+	apprDone        int             // requests the user answered since the queue was last empty ("2 of 3")
 
 	showHelp       bool
 	helpScroll     int  // first line of the help list shown when it is taller than the window
@@ -263,6 +264,9 @@ func (m *Model) Init() tea.Cmd {
 // new one was built (present).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	if arm := m.noteFront(); arm != nil {
+		cmd = tea.Batch(cmd, arm)
+	}
 	if bg := m.syncBackground(); bg != nil {
 		cmd = tea.Batch(cmd, bg)
 	}
@@ -332,6 +336,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.scr.setProfile(msg.Profile)
 			m.markDirty()
 		}
+		return nil
+	case modalArmMsg:
+		m.markDirty() // the modal's hint changes when it starts taking keys
 		return nil
 	case typingIdleMsg:
 		m.typingTickArmed = false // syncBackground re-arms it while the user still types

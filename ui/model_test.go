@@ -129,6 +129,7 @@ type harness struct {
 	terms  fakeTerms
 	grants *fakeGrants
 	quit   bool
+	clock  time.Time // what h.m.now returns (unless a test replaces h.m.now)
 }
 
 func newHarness(t *testing.T, keys map[string][]string) *harness {
@@ -138,7 +139,8 @@ func newHarness(t *testing.T, keys map[string][]string) *harness {
 	cfg.UI.Keys = keys
 	h.m = newModel(deps{agent: h.agent, terms: h.terms, cfg: cfg, grants: h.grants, agentName: "fake"})
 	h.m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
-	h.m.now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+	h.clock = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h.m.now = func() time.Time { return h.clock }
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	return h
 }
@@ -173,8 +175,14 @@ func (h *harness) run(cmd tea.Cmd) {
 
 func (h *harness) ev(e acpclient.Event) { h.send(acpEventMsg{e}) }
 
+// key sends one key. A person answers an approval request only after reading it: when one is in
+// front and does not take keys yet (Model.modalArmsAt), the harness clock first moves to the
+// moment it does. Tests of that wait replace h.m.now with their own clock.
 func (h *harness) key(s string) {
 	h.t.Helper()
+	if _, ok := h.m.frontApproval(); ok && h.clock.Before(h.m.modalArmsAt()) {
+		h.clock = h.m.modalArmsAt()
+	}
 	h.send(keyMsg(s))
 }
 
@@ -211,8 +219,12 @@ func keyMsg(s string) tea.KeyPressMsg {
 	return k
 }
 
-// screenText renders a frame and returns it as plain rows.
+// screenText renders a frame and returns it as plain rows (with an approval request in front, as
+// a person reads it: once it takes keys, see key).
 func (h *harness) screenText() string {
+	if _, ok := h.m.frontApproval(); ok && h.clock.Before(h.m.modalArmsAt()) {
+		h.clock = h.m.modalArmsAt()
+	}
 	h.m.needFrame = true
 	h.m.redraw()
 	return ansi.Strip(h.m.frame)
@@ -909,36 +921,113 @@ func TestMouseSelectsFocusesAndScrolls(t *testing.T) {
 	}
 }
 
-func TestModalIgnoresKeysRightAfterTyping(t *testing.T) {
+// Keys typed ahead never answer a request that pops up: while the user keeps typing (keys less
+// than typingGrace apart) they stay the editor's, and the modal takes keys once typing pauses.
+func TestModalKeysStayTheEditorsWhileTyping(t *testing.T) {
 	h := newHarness(t, nil)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	h.m.now = func() time.Time { return now }
 	h.typeText("make al")
 	now = now.Add(100 * time.Millisecond)
 	h.ev(ask("p1"))
-	now = now.Add(50 * time.Millisecond)
-	h.typeText("l") // meant for the editor: neither answers nor reaches the editor
-	h.key("a")
-	wantCalls(t, h.agent.take())
+	for _, k := range []string{"l", "a", "S", "s"} { // 400 ms apart: still typing
+		now = now.Add(400 * time.Millisecond)
+		h.send(keyMsg(k))
+		wantCalls(t, h.agent.take())
+	}
+	if scr := h.screenText(); !strings.Contains(scr, "typing goes to the prompt · pause to answer") {
+		t.Fatalf("the modal does not say keys go to the prompt:\n%s", scr)
+	}
+	now = now.Add(400 * time.Millisecond)
+	h.send(keyMsg("enter")) // sends the prompt (queued behind nothing: no turn runs)
+	wantCalls(t, h.agent.take(), "prompt make allaSs")
 	now = now.Add(typingGrace)
-	h.key("a")
+	if scr := h.screenText(); !strings.Contains(scr, "enter choose") {
+		t.Fatalf("after a pause the modal hint is not back:\n%s", scr)
+	}
+	h.send(keyMsg("a"))
 	wantCalls(t, h.agent.take(), `answer p1 option="allow-once" choice=""`)
-	if h.m.ed.value() != "make al" {
+	if h.m.ed.value() != "" {
 		t.Fatalf("editor = %q", h.m.ed.value())
 	}
 }
 
-func TestModalAnswersRightAfterSendingAPrompt(t *testing.T) {
+// A key right after a request appears was not a reply to it (the user was not typing either):
+// it is dropped; modalAppearDelay later the modal answers.
+func TestModalIgnoresKeysRightAfterItAppears(t *testing.T) {
+	h := newHarness(t, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h.m.now = func() time.Time { return now }
+	h.ev(acpclient.TurnStarted{Prompt: "go"})
+	h.ev(ask("p1"))
+	h.agent.take()
+	now = now.Add(100 * time.Millisecond)
+	if scr := h.screenText(); !strings.Contains(scr, "one moment…") || strings.Contains(scr, "enter choose") {
+		t.Fatalf("a modal that takes no keys yet shows the key hint:\n%s", scr)
+	}
+	h.send(keyMsg("A"))
+	wantCalls(t, h.agent.take())
+	if h.m.ed.value() != "" {
+		t.Fatalf("editor = %q, want the dropped key nowhere", h.m.ed.value())
+	}
+	now = now.Add(modalAppearDelay)
+	if scr := h.screenText(); !strings.Contains(scr, "enter choose") {
+		t.Fatalf("the modal does not show its keys once it takes them:\n%s", scr)
+	}
+	h.send(keyMsg("a"))
+	wantCalls(t, h.agent.take(), `answer p1 option="allow-once" choice=""`)
+	// The next request comes to the front: its own delay starts now.
+	h.ev(ask("p2"))
+	h.send(keyMsg("a"))
+	wantCalls(t, h.agent.take())
+	now = now.Add(modalAppearDelay)
+	h.send(keyMsg("r"))
+	wantCalls(t, h.agent.take(), `answer p2 option="reject-once" choice=""`)
+}
+
+// An Enter that sends a prompt counts as typing: a request that pops up right after it does not
+// take the next keys until typing pauses.
+func TestModalWaitsAfterSendingAPrompt(t *testing.T) {
 	h := newHarness(t, nil)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	h.m.now = func() time.Time { return now }
 	h.typeText("write")
-	h.key("enter")
+	h.send(keyMsg("enter"))
 	now = now.Add(10 * time.Millisecond)
 	h.ev(acpclient.TurnStarted{Prompt: "write"})
 	h.ev(ask("p1"))
-	h.key("a")
-	wantCalls(t, h.agent.take(), "prompt write", `answer p1 option="allow-once" choice=""`)
+	now = now.Add(100 * time.Millisecond)
+	h.send(keyMsg("a"))
+	wantCalls(t, h.agent.take(), "prompt write")
+	if h.m.ed.value() != "a" {
+		t.Fatalf("editor = %q, want the key typed ahead", h.m.ed.value())
+	}
+	now = now.Add(typingGrace)
+	h.send(keyMsg("a"))
+	wantCalls(t, h.agent.take(), `answer p1 option="allow-once" choice=""`)
+}
+
+// The modal counts through a queue: "1 of 3", then "2 of 3" after one answer, and starts over
+// once the queue is empty.
+func TestApprovalQueueCountsUp(t *testing.T) {
+	h := newHarness(t, nil)
+	h.ev(acpclient.TurnStarted{Prompt: "go"})
+	for _, id := range []string{"p1", "p2", "p3"} {
+		h.ev(ask(id))
+	}
+	for i, want := range []string{"Permission 1 of 3", "Permission 2 of 3", "Permission 3 of 3"} {
+		if scr := h.screenText(); !strings.Contains(scr, want) {
+			t.Fatalf("step %d: screen lacks %q:\n%s", i, want, scr)
+		}
+		h.key("a")
+	}
+	for _, id := range []string{"p1", "p2", "p3"} {
+		h.ev(acpclient.PermissionResolved{ID: id, Outcome: "allow-once", By: "user"})
+	}
+	h.ev(ask("p4"))
+	if scr := h.screenText(); !strings.Contains(scr, "Permission 1 of 1") {
+		t.Fatalf("a new queue does not start over:\n%s", scr)
+	}
 }
 
 func TestWholeFrameGolden(t *testing.T) {
@@ -1220,6 +1309,7 @@ func TestApprovalFullRequestInPager(t *testing.T) {
 	line, dec := exfilDecision()
 	dec.EnvAdded = []string{"FOO"}
 	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", Policy: dec, ToolCall: acp.ToolCallUpdate{Title: &line}})
+	h.clock = h.m.modalArmsAt()
 	cmd := h.m.handleKey(keyMsg("ctrl+o"))
 	if cmd == nil || h.m.pendingApprovals() != 1 {
 		t.Fatalf("ctrl+o in the modal: cmd %v, pending %d", cmd, h.m.pendingApprovals())

@@ -82,9 +82,16 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 		overlay = m.grantsOverlay(l.main)
 	default:
 		if p, ok := m.frontApproval(); ok && !m.focused {
-			n := len(m.state.Pending) - m.pendingApprovals() + 1
-			total := len(m.state.Pending)
-			overlay = m.appr.render(m.st, &m.keys, p, n, total, min(max(l.main.Dx()-4, 20), 100), l.main.Dy())
+			n, total := m.apprDone+1, m.apprDone+m.pendingApprovals()
+			now := m.now()
+			wait := ""
+			if now.Before(m.modalArmsAt()) {
+				wait = "one moment…"
+				if now.Sub(m.lastEditorKey) < typingGrace {
+					wait = "typing goes to the prompt · pause to answer"
+				}
+			}
+			overlay = m.appr.render(m.st, &m.keys, p, n, total, wait, min(max(l.main.Dx()-4, 20), 100), l.main.Dy())
 		} else if ok && m.focused {
 			hint := m.st.ModalTitle.Render(fmt.Sprintf(" Permission waiting (%d) · %s leaves the pane to answer ", m.pendingApprovals(), m.keys.LeavePane.Help().Key))
 			drawLabel(c, 1, 0, w-2, hint)

@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	acp "github.com/coder/acp-go-sdk"
@@ -56,10 +55,6 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 			}
 		}
 	case acpclient.PermissionAsked:
-		m.modalSince = time.Time{}
-		if now := m.now(); m.pendingApprovals() == 1 && !m.lastTyped.IsZero() && now.Sub(m.lastTyped) < typingGrace {
-			m.modalSince = now
-		}
 		if m.pendingBellFor != e.ID {
 			m.pendingBellFor = e.ID
 			if m.scr != nil {

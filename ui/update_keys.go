@@ -73,10 +73,16 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.suspend()
 	}
 	if p, ok := m.frontApproval(); ok {
-		if !m.modalSince.IsZero() && m.now().Sub(m.modalSince) < typingGrace {
-			// The modal popped up under keys meant for the editor: ignore them for a moment
-			// so a typed letter cannot approve anything.
-			return nil
+		if now := m.now(); now.Before(m.modalArmsAt()) {
+			// The modal popped up under keys meant for something else. While the user is
+			// typing a prompt the keys stay the editor's (each one extends the wait); a key
+			// right after the modal appeared is dropped. Either way a key typed ahead can
+			// neither approve nor save anything.
+			arm := m.tick(typingGrace, func(time.Time) tea.Msg { return modalArmMsg{} })
+			if now.Sub(m.lastEditorKey) < typingGrace {
+				return tea.Batch(m.handleEditorKey(k), arm)
+			}
+			return arm
 		}
 		if key.Matches(k, m.keys.Pager) {
 			// The whole request, unwrapped and unscrolled, in $PAGER.
@@ -145,15 +151,47 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	return m.handleEditorKey(k)
 }
 
-// typingGrace is how long the approval modal ignores keys when it appeared while the user was
-// in the middle of typing a prompt (an editor key within typingGrace before it appeared, other
-// than the Enter that sent it).
-const typingGrace = 600 * time.Millisecond
+// typingGrace is the pause in typing after which the approval modal takes keys: while keys
+// for the prompt editor (Enter included) keep coming less than typingGrace apart, they stay the
+// editor's. modalAppearDelay is how long a newly shown request ignores keys at all (about a
+// human's reaction time: a key that early was not a reply to it).
+const (
+	typingGrace      = 600 * time.Millisecond
+	modalAppearDelay = 350 * time.Millisecond
+)
+
+// modalArmMsg redraws the modal when it starts taking keys (its hint changes).
+type modalArmMsg struct{}
+
+// modalArmsAt is when the front approval request starts taking keys: modalAppearDelay after it
+// came to the front, and typingGrace after the last key the editor handled.
+func (m *Model) modalArmsAt() time.Time {
+	at := m.modalSince.Add(modalAppearDelay)
+	if t := m.lastEditorKey.Add(typingGrace); !m.lastEditorKey.IsZero() && t.After(at) {
+		at = t
+	}
+	return at
+}
+
+// noteFront tracks which approval request is in front and since when (modalArmsAt), and resets
+// the "N of M" count when the queue empties. It returns the tick that redraws the modal when it
+// starts taking keys, when a new request came to the front.
+func (m *Model) noteFront() tea.Cmd {
+	p, ok := m.frontApproval()
+	if !ok {
+		m.modalFront, m.apprDone = "", 0
+		return nil
+	}
+	if p.ID == m.modalFront {
+		return nil
+	}
+	m.modalFront, m.modalSince = p.ID, m.now()
+	return m.tick(m.modalArmsAt().Sub(m.modalSince), func(time.Time) tea.Msg { return modalArmMsg{} })
+}
 
 // handleEditorKey handles send, newline, completion, history and editing.
 func (m *Model) handleEditorKey(k tea.KeyPressMsg) tea.Cmd {
-	m.lastTyped = m.now()
-	m.lastEditorKey = m.lastTyped
+	m.lastEditorKey = m.now()
 	if !key.Matches(k, m.keys.Complete) {
 		m.comp.clear()
 	}
@@ -173,7 +211,6 @@ func (m *Model) handleEditorKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.ed.push(m.ed.value())
 		m.ed.reset()
-		m.lastTyped = time.Time{} // a prompt just sent is not half-typed text the modal could eat
 		m.conv.scroll = 0
 		return m.enqueuePrompt(text)
 	case key.Matches(k, m.keys.Complete):
@@ -230,6 +267,7 @@ func (m *Model) pendingApprovals() int {
 // answer sends the user's answer from a Cmd and hides the request until it is resolved.
 func (m *Model) answer(id string, a acpclient.Answer) tea.Cmd {
 	m.answered[id] = true
+	m.apprDone++
 	agent := m.d.agent
 	return func() tea.Msg { agent.Answer(id, a); return nil }
 }
