@@ -22,7 +22,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -191,6 +190,10 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		auditPath = config.DefaultAuditLog(getenv)
 	}
 	if auditPath != "" {
+		// Absolute, so that the policy protects it from the agent wherever the session runs.
+		if auditPath, err = filepath.Abs(auditPath); err != nil {
+			return exitUsage, fmt.Errorf("%w: audit log: %v", errUsage, err)
+		}
 		if err := os.MkdirAll(filepath.Dir(auditPath), 0o700); err != nil {
 			return exitUsage, fmt.Errorf("%w: audit log: %v", errUsage, err)
 		}
@@ -234,6 +237,9 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		Log: logger, Env: agentEnv,
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return exitFailure, fmt.Errorf("%w while the agent was starting", context.Cause(ctx))
+		}
 		return exitFailure, fmt.Errorf("start agent %q: %w", agent[0], err)
 	}
 
@@ -253,9 +259,9 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		})
 		switch {
 		case ctx.Err() != nil:
-			return exitFailure, fmt.Errorf("interrupted by a signal")
-		case out.broken.Load():
-			return exitFailure, fmt.Errorf("standard output was closed (broken pipe); the session was stopped")
+			return exitFailure, context.Cause(ctx)
+		case out.failed() != nil:
+			return exitFailure, out.failed()
 		}
 		return code, err
 	}
@@ -267,7 +273,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	case err == nil:
 		return exitOK, nil
 	case ctx.Err() != nil:
-		return exitFailure, fmt.Errorf("interrupted by a signal")
+		return exitFailure, context.Cause(ctx)
 	default:
 		return exitFailure, err
 	}
@@ -322,7 +328,11 @@ func agentCommand(o cliOptions, cfg *config.Config) ([]string, error) {
 	case len(cfg.Agent.Command) > 0:
 		return cfg.Agent.Command, nil
 	}
-	return nil, usageError("no agent: name one after \"--\" (acpterm -- AGENT [ARGS...]), set [agent] command in %s, or try --demo", cfg.Source)
+	where := cfg.UserFile // the file read, or where the user config would be
+	if where == "" {
+		where = "$XDG_CONFIG_HOME/acpterm/config.toml"
+	}
+	return nil, usageError("no agent: name one after \"--\" (acpterm -- AGENT [ARGS...]), set [agent] command in %s, or try --demo", where)
 }
 
 // isTerminal reports whether f is a terminal (TCGETS succeeds).
@@ -345,6 +355,10 @@ func openLog(path string, getenv func(string) string) (*slog.Logger, *os.File, e
 			return nil, nil, usageError("no place for the log: set HOME or XDG_STATE_HOME, or pass --log FILE")
 		}
 		path = filepath.Join(dir, "acpterm.log")
+	}
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, usageError("log: %v", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, usageError("log %s: %v", path, err)
@@ -415,11 +429,12 @@ func runDemoAgent() int {
 
 // notifyShutdown returns a context that ends on SIGTERM, SIGHUP, SIGINT or SIGQUIT (SIGQUIT
 // would otherwise make the Go runtime dump goroutines and exit with the terminal in raw mode),
-// and its stop function. SIGINT and SIGQUIT are ignored while the TUI has handed the terminal to
+// and its stop function. context.Cause of the ended context names the signal
+// ("interrupted by SIGTERM"). SIGINT and SIGQUIT are ignored while the TUI has handed the terminal to
 // $PAGER: they were typed into the pager (ctrl+c, ctrl+\), which shares acpterm's process group,
 // as system(3) ignores them while its child runs.
 func notifyShutdown(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
 	done := make(chan struct{})
@@ -432,7 +447,11 @@ func notifyShutdown(parent context.Context) (context.Context, func()) {
 				if (sig == syscall.SIGINT || sig == syscall.SIGQUIT) && ui.PagerRunning() {
 					continue
 				}
-				cancel()
+				name := sig.String()
+				if s, ok := sig.(syscall.Signal); ok {
+					name = unix.SignalName(s)
+				}
+				cancel(fmt.Errorf("interrupted by %s", name))
 			}
 		}
 	}()
@@ -441,23 +460,45 @@ func notifyShutdown(parent context.Context) (context.Context, func()) {
 		once.Do(func() {
 			signal.Stop(ch)
 			close(done)
-			cancel()
+			cancel(context.Canceled)
 		})
 	}
 }
 
-// pipeWriter passes writes to w; the first EPIPE (the reader went away) marks it broken and
-// calls gone. Used for headless output, with SIGPIPE caught so that writes return EPIPE.
+// pipeWriter passes writes to w. The first write error (EPIPE: the reader went away; ENOSPC: the
+// disk is full; any other) is recorded and calls gone, which stops the session: output that
+// cannot be written must not end in a success. Used for headless output, with SIGPIPE caught so
+// that writes to a closed pipe return EPIPE.
 type pipeWriter struct {
-	w      io.Writer
-	gone   func()
-	broken atomic.Bool
+	w    io.Writer
+	gone func()
+	mu   sync.Mutex
+	err  error
 }
 
 func (p *pipeWriter) Write(b []byte) (int, error) {
 	n, err := p.w.Write(b)
-	if err != nil && errors.Is(err, syscall.EPIPE) && p.broken.CompareAndSwap(false, true) {
-		p.gone()
+	if err != nil {
+		p.mu.Lock()
+		first := p.err == nil
+		if first {
+			if errors.Is(err, syscall.EPIPE) {
+				p.err = errors.New("standard output was closed (broken pipe); the session was stopped")
+			} else {
+				p.err = fmt.Errorf("writing standard output: %v; the session was stopped", err)
+			}
+		}
+		p.mu.Unlock()
+		if first {
+			p.gone()
+		}
 	}
 	return n, err
+}
+
+// failed returns the error that stopped the output, or nil.
+func (p *pipeWriter) failed() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -129,8 +131,8 @@ func TestAgentCommand(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, []string{exe, "__demo-agent"}) {
 		t.Errorf("demo agent = %q, %v", got, err)
 	}
-	_, err = agentCommand(cliOptions{}, &config.Config{Source: "built-in defaults"})
-	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "set [agent] command in built-in defaults") {
+	_, err = agentCommand(cliOptions{}, &config.Config{Source: "built-in defaults", UserFile: "/h/.config/acpterm/config.toml"})
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "set [agent] command in /h/.config/acpterm/config.toml, or try --demo") {
 		t.Errorf("no agent: err = %v", err)
 	}
 }
@@ -176,5 +178,37 @@ func TestOpenLogTruncatesLongValues(t *testing.T) {
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
 		t.Fatalf("log mode = %v, want 0600", st.Mode().Perm())
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write(b []byte) (int, error) { return 0, w.err }
+
+// Any write error on headless output stops the session once and is reported: a full disk
+// (ENOSPC) as itself, a closed pipe (EPIPE) as such.
+func TestPipeWriterStopsOnAnyWriteError(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{syscall.ENOSPC, "writing standard output: no space left on device; the session was stopped"},
+		{syscall.EPIPE, "standard output was closed (broken pipe); the session was stopped"},
+		{&os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EBADF}, "writing standard output: write /dev/stdout: bad file descriptor; the session was stopped"},
+	} {
+		gone := 0
+		p := &pipeWriter{w: failingWriter{c.err}, gone: func() { gone++ }}
+		for range 3 {
+			if _, err := p.Write([]byte("x\n")); !errors.Is(err, c.err) {
+				t.Errorf("Write: %v, want %v", err, c.err)
+			}
+		}
+		if got := p.failed(); got == nil || got.Error() != c.want || gone != 1 {
+			t.Errorf("after %v: failed() = %v, gone called %d times; want %q once", c.err, got, gone, c.want)
+		}
+	}
+	ok := &pipeWriter{w: io.Discard, gone: func() { t.Error("gone called after a good write") }}
+	if _, err := ok.Write([]byte("fine")); err != nil || ok.failed() != nil {
+		t.Errorf("good write: %v, failed() = %v", err, ok.failed())
 	}
 }

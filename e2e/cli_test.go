@@ -32,7 +32,7 @@ func TestCLIUsageAndConfigErrorsExit2(t *testing.T) {
 	}{
 		{[]string{"--frobnicate"}, "acpterm: flag provided but not defined: -frobnicate\nRun 'acpterm --help' for usage.\n"},
 		{[]string{"--approve", "sometimes", "--", "x"}, "acpterm: --approve must be deny or allow, not \"sometimes\"\nRun 'acpterm --help' for usage.\n"},
-		{[]string{"--cwd", e.project}, "acpterm: no agent: name one after \"--\" (acpterm -- AGENT [ARGS...]), set [agent] command in built-in defaults, or try --demo\nRun 'acpterm --help' for usage.\n"},
+		{[]string{"--cwd", e.project}, "acpterm: no agent: name one after \"--\" (acpterm -- AGENT [ARGS...]), set [agent] command in " + filepath.Join(e.configD, "acpterm", "config.toml") + ", or try --demo\nRun 'acpterm --help' for usage.\n"},
 		{[]string{"--cwd", filepath.Join(e.root, "nope"), "--demo"}, "acpterm: --cwd \"" + filepath.Join(e.root, "nope") + "\" does not exist\nRun 'acpterm --help' for usage.\n"},
 		{[]string{"--headless", "--cwd", e.project, "--", "agent"}, "acpterm: --headless needs at least one --prompt\nRun 'acpterm --help' for usage.\n"},
 		{[]string{"--demo", "--cwd", e.project}, "acpterm: the interactive mode needs a terminal on stdin and stdout; use --headless with --prompt for scripts\nRun 'acpterm --help' for usage.\n"},
@@ -204,9 +204,16 @@ func TestREADMEConfigExampleIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```toml\n(.*?)```").FindSubmatch(readme)
+	// The example config file: the toml block that sets [agent] (the first one shows the
+	// built-in defaults, checked by config's tests).
+	var m [][]byte
+	for _, b := range regexp.MustCompile("(?s)```toml\n(.*?)```").FindAllSubmatch(readme, -1) {
+		if bytes.HasPrefix(b[1], []byte("[agent]\n")) {
+			m = b
+		}
+	}
 	if m == nil {
-		t.Fatal("README.md has no ```toml block")
+		t.Fatal("README.md has no ```toml block starting with [agent]")
 	}
 	// The example's root must exist: point it at the test's project dir.
 	body := strings.ReplaceAll(string(m[1]), "~/src/project", e.project)

@@ -287,3 +287,33 @@ func TestHeadlessReaderGoesAway(t *testing.T) {
 	}
 	e.waitNoLeftovers(t)
 }
+
+// TestHeadlessOutputToFullDisk: output that cannot be written (here /dev/full: ENOSPC) ends the
+// session with exit status 1 and says so, instead of reporting success with a lost transcript.
+func TestHeadlessOutputToFullDisk(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	e := newEnv(t)
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--headless", "--demo", "--approve", "allow", "--prompt", "echo hi")
+	cmd.Env = e.vars()
+	cmd.Dir = e.project
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = full, &errb
+	err = cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v (want status 1); stderr %q", err, errb.String())
+	}
+	if got := errb.String(); got != "acpterm: writing standard output: write /dev/stdout: no space left on device; the session was stopped\n" {
+		t.Fatalf("stderr %q", got)
+	}
+	e.waitNoLeftovers(t)
+}

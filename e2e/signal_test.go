@@ -65,12 +65,15 @@ wait:
 	if code != 1 || werr == nil {
 		t.Fatalf("exit %d (%v), want 1\n%s\nstderr: %s", code, werr, all, stderr.String())
 	}
-	for _, want := range []string{"[cancel] interrupted", "[stop] cancelled"} {
+	for _, want := range []string{"[cancel] interrupted by SIGTERM", "[stop] cancelled"} {
 		if !strings.Contains(all, want+"\n") && !strings.HasSuffix(all, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, all)
 		}
 	}
-	if !strings.Contains(stderr.String(), "acpterm: interrupted by a signal") {
+	if strings.Count(all, "[cancel]") != 1 {
+		t.Errorf("transcript has %d [cancel] lines, want 1:\n%s", strings.Count(all, "[cancel]"), all)
+	}
+	if !strings.Contains(stderr.String(), "acpterm: interrupted by SIGTERM\n") {
 		t.Errorf("stderr = %q", stderr.String())
 	}
 	e.waitNoLeftovers(t)
@@ -86,7 +89,7 @@ func TestTUISIGTERMRestoresTerminal(t *testing.T) {
 	killDemo(t, syscall.SIGTERM)
 	wantSignalExit(t, tm)
 	screen := tm.waitFor("e2e$")
-	if !strings.Contains(screen, "acpterm: interrupted by a signal") {
+	if !strings.Contains(screen, "acpterm: interrupted by SIGTERM") {
 		t.Fatalf("screen after SIGTERM:\n%s", screen)
 	}
 	e.waitNoLeftovers(t)

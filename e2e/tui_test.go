@@ -391,6 +391,21 @@ func TestTUIAgentCrashBanner(t *testing.T) {
 	quit(t, e, tm, 1)
 }
 
+// TestTUIFailedTurnExits1: a prompt turn the agent failed makes the session end with exit status
+// 1 (architecture.md: 1 agent or protocol failure), as in headless mode, and says why.
+func TestTUIFailedTurnExits1(t *testing.T) {
+	e := newEnv(t)
+	tm := startDemo(t, e, "fail")
+	tm.waitFor("turn failed:")
+	tm.typeText("echo still usable")
+	tm.keys("Enter")
+	tm.waitFor("still usable")
+	quit(t, e, tm, 1)
+	if screen := tm.capture(); !strings.Contains(screen, "acpterm: a prompt turn failed: ") {
+		t.Fatalf("no reason after quitting:\n%s", screen)
+	}
+}
+
 func TestTUIPlanThoughtAndModeSwitch(t *testing.T) {
 	e := newEnv(t)
 	tm := startDemo(t, e, "plan")

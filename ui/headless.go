@@ -106,9 +106,10 @@ type headless struct {
 	deferred map[string][]acpclient.TerminalExited // tool call id → exits held until its next status line
 	asked    map[string]acpclient.PermissionAsked
 
-	sent    int   // prompts sent
-	running bool  // a turn is running
-	failure error // first turn failure or agent exit
+	sent        int   // prompts sent
+	running     bool  // a turn is running
+	failure     error // first turn failure or agent exit
+	interrupted bool  // ctx ended: "[cancel] <cause>" is printed, not the client's "[cancel]"
 }
 
 func (h *headless) run(ctx context.Context) (int, error) {
@@ -120,7 +121,12 @@ func (h *headless) run(ctx context.Context) (int, error) {
 		select {
 		case <-done:
 			done = nil
-			h.line("[cancel] interrupted")
+			why := "interrupted"
+			if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+				why = c.Error() // e.g. "interrupted by SIGTERM" (the caller's cause)
+			}
+			h.line("[cancel] " + why)
+			h.interrupted = true
 			h.o.Client.Cancel()
 			h.fail(ctx.Err())
 			if !h.running {
@@ -253,7 +259,9 @@ func (h *headless) handle(ev acpclient.Event) {
 		}
 		h.printExit(e)
 	case acpclient.CancelRequested:
-		h.line("[cancel]")
+		if !h.interrupted { // the interruption's own line said it
+			h.line("[cancel]")
+		}
 	case acpclient.TurnEnded:
 		h.flushExits()
 		h.running = false

@@ -294,7 +294,8 @@ func TestHeadlessTerminalTailAndWrite(t *testing.T) {
 func TestHeadlessCancelOnContext(t *testing.T) {
 	c := newScriptClient(nil, map[string][]acpclient.Event{"long": {hlText("tick\n")}})
 	c.cancelEvents = []acpclient.Event{acpclient.CancelRequested{}, acpclient.TurnEnded{StopReason: "cancelled"}}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancelCause := context.WithCancelCause(context.Background())
+	cancel := func() { cancelCause(errors.New("interrupted by SIGTERM")) }
 	var out strings.Builder
 	done := make(chan struct{})
 	var code int
@@ -321,7 +322,7 @@ func TestHeadlessCancelOnContext(t *testing.T) {
 	if code != 1 || !errors.Is(err, context.Canceled) || c.cancels != 1 {
 		t.Fatalf("RunHeadless = %d, %v; cancels %d", code, err, c.cancels)
 	}
-	if !strings.HasSuffix(out.String(), "[cancel] interrupted\n[cancel]\n[stop] cancelled\n") {
+	if !strings.HasSuffix(out.String(), "tick\n[cancel] interrupted by SIGTERM\n[stop] cancelled\n") {
 		t.Fatalf("output = %q", out.String())
 	}
 }

@@ -109,6 +109,7 @@ type Model struct {
 	killing         int // terminals of the turn killed by a second cancel (shown while cancelling)
 	banners         []banner
 	answered        map[string]bool // permission requests answered, not yet resolved
+	turnFailed      string          // the first failed prompt turn's error (Run: ErrTurnFailed)
 	lastEditorKey   time.Time       // last key handled by the editor, Enter included (syncBackground)
 	typingTickArmed bool            // a typingIdleMsg is on its way
 	modalFront      string          // id of the approval request in front (noteFront)

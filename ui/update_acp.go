@@ -27,6 +27,9 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 		switch {
 		case e.Err != nil && e.StopReason != string(acp.StopReasonCancelled):
 			m.addBanner("error", "turn failed: "+e.Err.Error())
+			if m.turnFailed == "" {
+				m.turnFailed = e.Err.Error()
+			}
 		case e.StopReason == string(acp.StopReasonCancelled):
 			m.addBanner("info", "turn cancelled")
 		case e.StopReason != "" && e.StopReason != string(acp.StopReasonEndTurn):
