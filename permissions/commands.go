@@ -575,16 +575,18 @@ func launchOption(argv []string) (launchReason, bool) {
 			}
 		}
 		for _, a := range args {
-			switch {
-			case strings.HasPrefix(a, "--open-files-in-pager") || (sub == "grep" && strings.HasPrefix(a, "-O")):
-				return hit(strings.SplitN(a, "=", 2)[0], "runs a pager program on the results")
-			case strings.HasPrefix(a, "--upload-pack") || strings.HasPrefix(a, "--receive-pack") || strings.HasPrefix(a, "--exec="):
-				return hit(strings.SplitN(a, "=", 2)[0], "names a program to run")
-			case strings.HasPrefix(a, "--ext-diff") || strings.HasPrefix(a, "--extcmd"):
-				return hit(a, "runs an external diff program")
-			case strings.HasPrefix(a, "--output"):
-				return hit("--output", "writes a file")
-			case strings.Contains(a, "ext::") || strings.HasPrefix(a, "fd::"):
+			if sub == "grep" && gitGrepO(a) {
+				return hit("-O", "runs a pager program on the results")
+			}
+			for _, o := range gitLaunchLong {
+				if o.full == "--exec" && sub == "rebase" {
+					continue // rebase --exec, below
+				}
+				if strings.HasPrefix(a, o.full) || longAbbrev(a, o.full) {
+					return hit(o.full, o.why)
+				}
+			}
+			if strings.Contains(a, "ext::") || strings.HasPrefix(a, "fd::") {
 				return hit(a, "uses a transport that runs a command")
 			}
 		}
@@ -592,7 +594,7 @@ func launchOption(argv []string) (launchReason, bool) {
 		switch sub {
 		case "rebase":
 			for _, a := range rest {
-				if a == "-x" || strings.HasPrefix(a, "--exec") || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "x")) {
+				if a == "-x" || strings.HasPrefix(a, "--exec") || longAbbrev(a, "--exec") || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "x")) {
 					return hit("rebase --exec", "runs a shell command after each commit")
 				}
 			}
@@ -610,13 +612,22 @@ func launchOption(argv []string) (launchReason, bool) {
 			return hit(sub, "can run or configure external programs")
 		case "help":
 			for _, a := range rest {
-				if a == "-m" || a == "--man" || a == "-w" || a == "--web" || a == "-i" || a == "--info" {
+				if longAbbrev(a, "--man") || longAbbrev(a, "--web") || longAbbrev(a, "--info") ||
+					(strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "mwi")) {
 					return hit("help "+a, "starts a viewer program chosen by config")
 				}
 			}
 		case "clone", "fetch", "pull", "ls-remote", "archive", "push":
 			for _, a := range rest {
-				if a == "-u" {
+				if a == "--" {
+					break
+				}
+				if sub == "clone" {
+					if o, ok := findOption([]string{a}, getoptSpec{shortVal: "bcjou"}, "c", []string{"--config", "--template"}); ok {
+						return hit(sub+" "+o, "sets config or hooks for the new repository, which can name programs git runs")
+					}
+				}
+				if a == "-u" || (sub == "clone" && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "u")) {
 					return hit(sub+" -u", "names a program to run on the remote side")
 				}
 			}
@@ -624,13 +635,14 @@ func launchOption(argv []string) (launchReason, bool) {
 	case "rg":
 		for _, a := range args {
 			switch {
-			case strings.HasPrefix(a, "--pre"):
+			case strings.HasPrefix(a, "--pre") || longAbbrev(a, "--pre"):
 				return hit("--pre", "runs a preprocessor program on every file")
-			case strings.HasPrefix(a, "--hostname-bin"):
+			case strings.HasPrefix(a, "--hostname-bin") || longAbbrev(a, "--hostname-bin"):
 				return hit("--hostname-bin", "runs a program to get the host name")
-			case a == "--search-zip" || (isShortCluster(a) && strings.Contains(a, "z")):
-				return hit("-z", "runs decompression programs on files")
 			}
+		}
+		if _, ok := findOption(args, getoptSpec{shortVal: "ABCdEefgjMmrtT"}, "z", []string{"--search-zip"}); ok {
+			return hit("-z", "runs decompression programs on files")
 		}
 	case "sed":
 		return sedLaunch(args, hit)
@@ -646,39 +658,46 @@ func launchOption(argv []string) (launchReason, bool) {
 			}
 		}
 	case "tar":
-		for _, a := range args {
-			for _, o := range []string{"--to-command", "--checkpoint-action", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"} {
-				if strings.HasPrefix(a, o) {
-					return hit(o, "runs a program")
-				}
+		// Old-style keys: a first word without a dash is a bundle of option letters whose values
+		// are the following words (tar xvIf PROG a.tar).
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != DynamicWord {
+			if k := strings.IndexAny(args[0], "IF"); k >= 0 {
+				return hit("-"+args[0][k:k+1], "runs a program")
 			}
-			if strings.HasPrefix(a, "-I") || strings.HasPrefix(a, "-F") {
-				return hit(a[:2], "runs a program")
-			}
+		}
+		if o, ok := findOption(args, getoptSpec{shortVal: "bCfFgHIKLNTVX"}, "IF", tarLaunchLong, "--checkpoint"); ok {
+			return hit(o, "runs a program")
 		}
 	case "man":
-		for _, a := range args {
-			if strings.HasPrefix(a, "-P") || strings.HasPrefix(a, "--pager") || strings.HasPrefix(a, "-H") || strings.HasPrefix(a, "--html") {
-				return hit(a, "runs a pager or browser program")
-			}
+		if o, ok := findOption(args, getoptSpec{shortVal: "CELMPRSemprs", shortOpt: "HTX"}, "PH", []string{"--pager", "--html"}); ok {
+			return hit(o, "runs a pager or browser program")
 		}
 	case "ssh", "scp", "sftp":
-		for _, a := range args {
-			if strings.HasPrefix(a, "-o") || strings.HasPrefix(a, "-F") || (tool != "ssh" && strings.HasPrefix(a, "-S")) || (tool == "sftp" && strings.HasPrefix(a, "-D")) {
-				return hit(a, "can name a program to run (ProxyCommand, LocalCommand, a config file)")
+		spec, shorts := getoptSpec{shortVal: "BbcDEeFIiJLlmOoPpQRSWw"}, "oF"
+		switch tool {
+		case "scp":
+			spec, shorts = getoptSpec{shortVal: "cDFiJloPSX"}, "oFSD"
+		case "sftp":
+			spec, shorts = getoptSpec{shortVal: "BbcDFiJloPRSsX"}, "oFSDb"
+		}
+		if o, ok := findOption(args, spec, shorts, nil); ok {
+			if o == "-b" {
+				return hit(o, "runs commands from a batch file, which can hold !command shell escapes")
 			}
+			return hit(o, "can name a program to run (ProxyCommand, LocalCommand, a config file)")
 		}
 	case "zip":
 		for _, a := range args {
-			if strings.HasPrefix(a, "-TT") || strings.HasPrefix(a, "--unzip-command") {
-				return hit(a, "runs a test program")
+			if a == "--" {
+				break
+			}
+			if (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "TT")) || longAbbrev(a, "--unzip-command") {
+				return hit("-TT", "runs a test program")
 			}
 		}
 	case "rsync":
-		for _, a := range args {
-			if strings.HasPrefix(a, "--rsh") || strings.HasPrefix(a, "--rsync-path") || strings.HasPrefix(a, "-e") || (isShortCluster(a) && strings.Contains(a, "e")) {
-				return hit(a, "names a remote shell program")
-			}
+		if o, ok := findOption(args, getoptSpec{shortVal: "BefMT@"}, "eM", []string{"--rsh", "--rsync-path", "--remote-option"}); ok {
+			return hit(o, "names a remote shell program or passes options to the other rsync")
 		}
 	case "less", "more":
 		for _, a := range args {
@@ -693,10 +712,8 @@ func launchOption(argv []string) (launchReason, bool) {
 			}
 		}
 	case "sort":
-		for _, a := range args {
-			if strings.HasPrefix(a, "--compress-program") {
-				return hit("--compress-program", "runs a compression program")
-			}
+		if _, ok := findOption(args, getoptSpec{shortVal: "kotST"}, "", []string{"--compress-program"}); ok {
+			return hit("--compress-program", "runs a compression program")
 		}
 	case "date":
 		for i := 0; i < len(args); i++ {
@@ -735,14 +752,25 @@ func launchOption(argv []string) (launchReason, bool) {
 		}
 	case "install":
 		for _, a := range args {
-			if strings.HasPrefix(a, "--strip-program") {
+			if a == "--" {
+				break
+			}
+			if _, ok := longAbbrevAny(a, []string{"--strip-program"}, "--strip"); ok || strings.HasPrefix(a, "--strip-program") {
 				return hit("--strip-program", "runs a program on every installed file")
 			}
 		}
 	case "diff", "sdiff", "diff3":
 		for _, a := range args {
-			if strings.HasPrefix(a, "--diff-program") {
+			if a == "--" {
+				break
+			}
+			if strings.HasPrefix(a, "--diff-program") || longAbbrev(a, "--diff-program") {
 				return hit("--diff-program", "runs another diff program")
+			}
+		}
+		if tool == "sdiff" {
+			if o, ok := findOption(args, getoptSpec{shortVal: "ow", longVal: []string{"--output", "--width", "--diff-program"}}, "o", []string{"--output"}); ok {
+				return hit(o, "writes the merged file wherever it points")
 			}
 		}
 	case "go":
@@ -750,6 +778,40 @@ func launchOption(argv []string) (launchReason, bool) {
 	}
 	return launchReason{}, false
 }
+
+// gitLaunchLong are git subcommand options (parse-options, which accepts abbreviations) that
+// run a program or write a file.
+var gitLaunchLong = []struct{ full, why string }{
+	{"--open-files-in-pager", "runs a pager program on the results"},
+	{"--upload-pack", "names a program to run"},
+	{"--receive-pack", "names a program to run"},
+	{"--exec", "names a program to run"},
+	{"--ext-diff", "runs an external diff program"},
+	{"--extcmd", "runs an external diff program"},
+	{"--output", "writes a file"},
+	{"--template", "copies hooks from a template directory into the repository"},
+}
+
+// gitGrepO reports git grep's -O (--open-files-in-pager) in a bundle of short options: letters
+// up to one that takes a value (-e -f -m -A -B -C).
+func gitGrepO(a string) bool {
+	if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+		return false
+	}
+	for _, c := range a[1:] {
+		if c == 'O' {
+			return true
+		}
+		if strings.ContainsRune("efmABC", c) {
+			return false
+		}
+	}
+	return false
+}
+
+// tarLaunchLong are GNU tar's long options that run a program.
+var tarLaunchLong = []string{"--to-command", "--checkpoint-action", "--use-compress-program", "--info-script",
+	"--new-volume-script", "--rsh-command", "--rmt-command"}
 
 // isShortCluster reports a bundle of short options such as -zi (single dash, letters only).
 func isShortCluster(a string) bool {
@@ -765,44 +827,66 @@ func isShortCluster(a string) bool {
 }
 
 // sedLaunch allows only sed scripts made of line addresses with p/d/q/n/=, and s commands whose
-// flags cannot execute (e) or write (w); -i, -f and anything else is at least ask (B43).
+// flags cannot execute (e) or write (w); -i, -f and anything else is at least ask (B43). Options
+// are read as GNU sed reads them: long names abbreviated (--in-pl, --expr=…), short letters
+// bundled (-nes/a/b/e, -ni), and options after operands (sed p f -i).
 func sedLaunch(args []string, hit func(opt, why string) (launchReason, bool)) (launchReason, bool) {
-	var scripts []string
+	var scripts, operands []string
 	explicit := false
-	i := 0
-	for ; i < len(args); i++ {
+	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			i++
-			goto done
-		case a == "-e" || a == "--expression":
-			explicit = true
-			if i+1 < len(args) {
-				scripts = append(scripts, args[i+1])
-				i++
+			operands = append(operands, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--"):
+			name, val, has := strings.Cut(a, "=")
+			switch {
+			case longAbbrev(name, "--in-place"):
+				return hit("-i", "edits files in place")
+			case longAbbrev(name, "--file"):
+				return hit("-f", "reads a sed script from a file, which cannot be checked")
+			case longAbbrev(name, "--expression"):
+				explicit = true
+				if !has && i+1 < len(args) {
+					i++
+					val, has = args[i], true
+				}
+				if has {
+					scripts = append(scripts, val)
+				}
+			case longAbbrev(name, "--line-length"):
+				if !has {
+					i++
+				}
 			}
-		case strings.HasPrefix(a, "--expression="):
-			explicit = true
-			scripts = append(scripts, strings.TrimPrefix(a, "--expression="))
-		case a == "-f" || strings.HasPrefix(a, "--file"):
-			return hit(a, "reads a sed script from a file, which cannot be checked")
-		case a == "-i" || strings.HasPrefix(a, "--in-place") || (strings.HasPrefix(a, "-i") && !strings.HasPrefix(a, "--")):
-			return hit("-i", "edits files in place")
-		case strings.HasPrefix(a, "-e") && !strings.HasPrefix(a, "--"):
-			explicit = true
-			scripts = append(scripts, a[2:])
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-			if !strings.HasPrefix(a, "--") && strings.ContainsAny(a[1:], "if") {
-				return hit(a, "edits files in place or reads a script file")
+		case len(a) > 1 && a[0] == '-':
+		letters:
+			for k := 1; k < len(a); k++ {
+				switch a[k] {
+				case 'i':
+					return hit("-i", "edits files in place")
+				case 'f':
+					return hit("-f", "reads a sed script from a file, which cannot be checked")
+				case 'e', 'l':
+					val := a[k+1:]
+					if val == "" && i+1 < len(args) {
+						i++
+						val = args[i]
+					}
+					if a[k] == 'e' {
+						explicit = true
+						scripts = append(scripts, val)
+					}
+					break letters
+				}
 			}
 		default:
-			goto done
+			operands = append(operands, a)
 		}
 	}
-done:
-	if !explicit && i < len(args) {
-		scripts = append(scripts, args[i])
+	if !explicit && len(operands) > 0 {
+		scripts = append(scripts, operands[0])
 	}
 	for _, s := range scripts {
 		if s == DynamicWord || !sedSafe(s) {

@@ -35,6 +35,12 @@ func cmdRealTemp(t testing.TB) string {
 
 func newCmdFixture(t testing.TB, commands config.Commands) *cmdFixture {
 	t.Helper()
+	return newCmdFixtureFS(t, commands, config.FS{Read: "allow", Write: "ask"})
+}
+
+// newCmdFixtureFS is newCmdFixture with the given [policy.fs] table.
+func newCmdFixtureFS(t testing.TB, commands config.Commands, fs config.FS) *cmdFixture {
+	t.Helper()
 	base := cmdRealTemp(t)
 	f := &cmdFixture{root: filepath.Join(base, "proj"), home: filepath.Join(base, "home")}
 	for _, d := range []string{f.root, f.home, filepath.Join(f.home, ".ssh"), filepath.Join(f.home, ".config", "acpterm")} {
@@ -52,7 +58,7 @@ func newCmdFixture(t testing.TB, commands config.Commands) *cmdFixture {
 		OutputByteLimit: 1 << 20,
 		Commands:        commands,
 		Env:             config.Env{Deny: append([]string(nil), config.BuiltinEnvDeny...)},
-		FS:              config.FS{Read: "allow", Write: "ask"},
+		FS:              fs,
 	}}
 	e, err := NewEngine(cfg, EngineOptions{Cwd: f.root, Getenv: func(k string) string { return f.env[k] }})
 	if err != nil {

@@ -1072,6 +1072,9 @@ func (a *analyzer) builtin(name string, words []wv, c actx) bool {
 			a.dynWrapper(words, inner.dyn, c)
 			return true
 		}
+		if _, ok := inner.opt("-c"); ok {
+			a.note(Ask, "exec -c", "exec -c runs the command without the environment acpterm built (which sets git's safe.bareRepository=explicit)")
+		}
 		if inner.cmd >= len(words) {
 			return true // exec with only redirects
 		}
@@ -1345,13 +1348,16 @@ func (a *analyzer) writeTargets(words []wv) {
 	dynNoted := false
 	modeSeen := false
 	opts := true
+	noteDyn := func() {
+		if !dynNoted {
+			dynNoted = true
+			a.note(Ask, "dynamic write target", fmt.Sprintf("%s gets an argument only known at run time, so the file it writes cannot be checked", tool))
+		}
+	}
 	for i := 1; i < len(words); i++ {
 		w := words[i]
 		if w.dyn {
-			if !dynNoted {
-				dynNoted = true
-				a.note(Ask, "dynamic write target", fmt.Sprintf("%s gets an argument only known at run time, so the file it writes cannot be checked", tool))
-			}
+			noteDyn()
 			operands = append(operands, "") // unknown; the static words are still checked
 			continue
 		}
@@ -1365,23 +1371,28 @@ func (a *analyzer) writeTargets(words []wv) {
 			continue
 		}
 		if opts && strings.HasPrefix(s, "--") {
+			// GNU getopt_long: any abbreviation of a long option (--target-dir, --outp=).
 			name, val, hasVal := strings.Cut(s, "=")
-			switch name {
-			case "--target-directory":
+			switch {
+			case longAbbrev(name, "--target-directory") && tool != "touch" && tool != "sort":
 				if !hasVal && i+1 < len(words) {
 					i++
 					val = words[i].s
+					if words[i].dyn {
+						noteDyn()
+					}
 				}
 				targets = append(targets, val)
-			case "--output":
-				if tool == "sort" {
-					if !hasVal && i+1 < len(words) {
-						i++
-						val = words[i].s
+			case longAbbrev(name, "--output") && tool == "sort":
+				if !hasVal && i+1 < len(words) {
+					i++
+					val = words[i].s
+					if words[i].dyn {
+						noteDyn()
 					}
-					targets = append(targets, val)
 				}
-			case "--reference":
+				targets = append(targets, val)
+			case longAbbrev(name, "--reference"):
 				ref = true
 			}
 			continue
@@ -1392,11 +1403,15 @@ func (a *analyzer) writeTargets(words []wv) {
 					continue
 				}
 				val := s[k+1:]
+				isTarget := s[k] == 't' && tool != "touch" && tool != "sort" || s[k] == 'o' && tool == "sort"
 				if val == "" && i+1 < len(words) {
 					i++
 					val = words[i].s
+					if words[i].dyn && isTarget {
+						noteDyn()
+					}
 				}
-				if s[k] == 't' && tool != "touch" && tool != "sort" || s[k] == 'o' && tool == "sort" {
+				if isTarget {
 					targets = append(targets, val)
 				}
 				break

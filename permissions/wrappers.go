@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -61,6 +62,19 @@ func peelOptions(words []wv, spec wrapSpec) peeled {
 		}
 		if strings.HasPrefix(s, "--") {
 			name, val, has := strings.Cut(s, "=")
+			spelled := name
+			if !spec.long[name] && !spec.stopLong[name] {
+				// GNU getopt_long abbreviations (--sig KILL, --split=…): an abbreviation of an
+				// option that takes a value is that option. An abbreviation of an option after
+				// which there is no command is not trusted to stop: analysing the words after it
+				// as a command is only stricter.
+				for _, full := range sortedKeys(spec.long) {
+					if longAbbrev(name, full) {
+						name = full
+						break
+					}
+				}
+			}
 			o := optVal{name: name}
 			if has {
 				o.val, o.has = wv{s: val}, true
@@ -68,7 +82,7 @@ func peelOptions(words []wv, spec wrapSpec) peeled {
 				i++
 				o.val, o.has = words[i], true
 			}
-			if spec.stopLong[name] {
+			if spec.stopLong[spelled] {
 				p.stop = true
 			}
 			p.opts = append(p.opts, o)
@@ -115,8 +129,8 @@ func peelOptions(words []wv, spec wrapSpec) peeled {
 func (p peeled) opt(names ...string) (optVal, bool) {
 	for _, o := range p.opts {
 		for _, n := range names {
-			if o.name == n {
-				return o, true
+			if o.name == n || strings.HasPrefix(n, "--") && longAbbrev(o.name, n) {
+				return o, true // also an abbreviation (--rep for --replace)
 			}
 		}
 	}
@@ -157,6 +171,16 @@ func init() {
 		"catchsegv", "expect", "entr", "dbus-run-session", "xvfb-run", "sg", "newgrp", "ssh-agent", "caffeinate"} {
 		wrapperTable[n] = opaqueRunner
 	}
+}
+
+// sortedKeys returns m's keys in order (so abbreviation resolution is deterministic).
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func set(names ...string) map[string]bool {
@@ -227,8 +251,25 @@ func envWrapper(a *analyzer, words []wv, c actx) {
 		return
 	}
 	i := p.cmd
+	clear := false
 	for i < len(words) && !words[i].dyn && words[i].s == "-" {
 		i++ // env - is env -i
+		clear = true
+	}
+	for _, o := range p.opts {
+		switch {
+		case o.name == "-i" || longAbbrev(o.name, "--ignore-environment"):
+			clear = true
+		case o.name == "-u" || o.name == "--unset":
+			if o.val.dyn {
+				a.note(Ask, "env -u", "env -u removes a variable only known at run time from the environment acpterm built")
+			} else if o.has {
+				a.varName(o.val.s, "env -u") // e.g. GIT_CONFIG_COUNT, which carries safe.bareRepository
+			}
+		}
+	}
+	if clear {
+		a.note(Ask, "env -i", "env -i runs the command without the environment acpterm built (which sets git's safe.bareRepository=explicit)")
 	}
 	for i < len(words) && !words[i].dyn && isAssignment(words[i].s) {
 		a.varName(words[i].s[:strings.IndexByte(words[i].s, '=')], "env assignment")
@@ -320,7 +361,7 @@ func splitWords(s string, a *analyzer) ([]wv, bool) {
 // xargsWrapper peels xargs: its command gets extra arguments read from stdin, which the policy
 // cannot see (an open tail, B11).
 func xargsWrapper(a *analyzer, words []wv, c actx) {
-	p := peelOptions(words, wrapSpec{value: "adEILnPs", long: set("--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")})
+	p := peelOptions(words, wrapSpec{value: "adEILnPs", long: set("--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")})
 	c = c.withNote(finding{verdict: Ask, rule: "construct: xargs", reason: "xargs runs the command with arguments read from input, which cannot be seen in advance", construct: "xargs"})
 	if p.dyn >= 0 {
 		a.dynWrapper(words, p.dyn, c)

@@ -1,0 +1,113 @@
+package permissions
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acpterm/acpterm/config"
+)
+
+// TestOptionSpellings: a security tester's bypasses of the per-program option tables with GNU
+// getopt_long abbreviations (--to-comm=, --target-dir=, --outp=, --in-pl, --rs=), bundled short
+// options (-xvI PROG, -nes/a/b/e, -vo ProxyCommand=…), tar's old-style keys (xvIf PROG) and
+// options after operands (sed p f -i). Allowing a program must not allow any of them.
+func TestOptionSpellings(t *testing.T) {
+	f := newCmdFixtureFS(t, config.Commands{
+		Allow: []string{"tar", "cp", "mv", "sort", "sed", "rsync", "chmod", "install", "timeout", "env", "git status", "git diff",
+			"git log", "git grep", "git clone", "git archive", "git help", "git rebase", "man", "ssh", "scp", "sftp", "rg", "zip",
+			"sdiff", "diff3", "ls"},
+		Deny: []string{"rm", "curl"},
+	}, config.FS{Read: "allow", Write: "allow"})
+	cases := []struct {
+		argv   []string
+		want   Verdict
+		reason string
+	}{
+		// tar (GNU tar ran ./evil.sh for the first two).
+		{[]string{"tar", "xf", "a.tar", "--to-comm=./evil.sh"}, Ask, "tar --to-command runs a program"},
+		{[]string{"tar", "-xvI", "./evil.sh", "-f", "a.tar"}, Ask, "tar -I runs a program"},
+		{[]string{"tar", "-xvI./evil.sh", "-f", "a.tar"}, Ask, "tar -I runs a program"},
+		{[]string{"tar", "xvIf", "./evil.sh", "a.tar"}, Ask, "tar -I runs a program"},
+		{[]string{"tar", "cvFf", "./evil.sh", "a.tar", "dir"}, Ask, "tar -F runs a program"},
+		{[]string{"tar", "--use-compress-prog=sh"}, Ask, "tar --use-compress-program runs a program"},
+		{[]string{"tar", "--use-c", "sh", "-xf", "a.tar"}, Ask, "tar --use-compress-program runs a program"},
+		{[]string{"tar", "-xf", "a.tar", "--checkpoint=1", "--checkpoint-act=exec=sh"}, Ask, "tar --checkpoint-action runs a program"},
+		{[]string{"tar", "-xf", "a.tar", "--info-s=./x"}, Ask, "tar --info-script"},
+		{[]string{"tar", "-xf", "a.tar", "--to", "./x"}, Ask, "tar --to-command"},
+		{[]string{"tar", "-xzvf", "a.tar.gz", "--checkpoint=10"}, Allow, `matches allow rule "tar"`},
+		{[]string{"tar", "-cf", "-I", "dir"}, Allow, `matches allow rule "tar"`}, // -f takes "-I" as the archive name
+		{[]string{"tar", "tvf", "a.tar"}, Allow, `matches allow rule "tar"`},
+		// Writers: the long option names a target, abbreviated.
+		{[]string{"cp", "--target-dir=.git/hooks", "pre-commit"}, Deny, "cp writes .git/hooks"},
+		{[]string{"cp", "--t", ".git/hooks", "pre-commit"}, Deny, "cp writes .git/hooks"},
+		{[]string{"cp", "-vt", ".git/hooks", "pre-commit"}, Deny, "cp writes .git/hooks"},
+		{[]string{"mv", "--target-d=/etc", "x"}, Deny, "mv writes /etc"},
+		{[]string{"sort", "--outp=/etc/x", "f"}, Deny, "sort writes /etc/x"},
+		{[]string{"sort", "--o", "/etc/x", "f"}, Deny, "sort writes /etc/x"},
+		{[]string{"sort", "-uo/etc/x", "f"}, Deny, "sort writes /etc/x"},
+		{[]string{"chmod", "--ref=a", ".git/hooks/x"}, Deny, "chmod writes .git/hooks/x"},
+		{[]string{"cp", "--target-dir=sub", "a"}, Allow, `matches allow rule "cp"`},
+		// Launching options, abbreviated.
+		{[]string{"sort", "--compress-p=sh", "f"}, Ask, "sort --compress-program runs a compression program"},
+		{[]string{"install", "--strip-prog=/tmp/x", "a", "b"}, Ask, "install --strip-program"},
+		{[]string{"install", "--strip", "a", "b"}, Allow, `matches allow rule "install"`},
+		{[]string{"sdiff", "-o", "/tmp/merged", "a", "b"}, Ask, "sdiff -o writes the merged file"},
+		{[]string{"diff3", "--diff-prog=./x", "a", "b", "c"}, Ask, "diff3 --diff-program"},
+		// sed.
+		{[]string{"sed", "--in-pl", "s/a/b/", "f"}, Ask, "sed -i edits files in place"},
+		{[]string{"sed", "-ni", "s/a/b/", "f"}, Ask, "sed -i edits files in place"},
+		{[]string{"sed", "s/a/b/", "f", "-i"}, Ask, "sed -i edits files in place"},
+		{[]string{"sed", "-nes/a/b/e", "p"}, Ask, "sed script may execute"},
+		{[]string{"sed", "--expr=s/a/b/e", "p"}, Ask, "sed script may execute"},
+		{[]string{"sed", "--e", "1e id", "p"}, Ask, "sed script may execute"},
+		{[]string{"sed", "--fil=x.sed", "f"}, Ask, "sed -f reads a sed script"},
+		{[]string{"sed", "-n", "-E", "-e", "s/a/b/g", "-e", "1,5p", "f"}, Allow, `matches allow rule "sed"`},
+		{[]string{"sed", "-ne", "1p", "f"}, Allow, `matches allow rule "sed"`},
+		// rsync.
+		{[]string{"rsync", "--rs=sh", "a", "b"}, Ask, "rsync --rsh"},
+		{[]string{"rsync", "--rsync-p=/tmp/x", "a", "b"}, Ask, "rsync --rsync-path"},
+		{[]string{"rsync", "-avzesh", "a", "b"}, Ask, "rsync -e"},
+		{[]string{"rsync", "-avze", "sh -c id", "a", "b"}, Ask, "rsync -e"},
+		{[]string{"rsync", "--remote-opt=--rsync-path=x", "a", "host:b"}, Ask, "rsync --remote-option"},
+		{[]string{"rsync", "-av", "--delete", "src/", "dst/"}, Allow, `matches allow rule "rsync"`},
+		// git subcommand options (parse-options accepts abbreviations and bundles).
+		{[]string{"git", "grep", "--open=sh -c id", "foo"}, Ask, "git --open-files-in-pager runs a pager"},
+		{[]string{"git", "grep", "-iOsh", "foo"}, Ask, "git -O runs a pager"},
+		{[]string{"git", "diff", "--ext"}, Ask, "git --ext-diff runs an external diff program"},
+		{[]string{"git", "log", "--outp=/etc/x"}, Ask, "git --output writes a file"},
+		{[]string{"git", "archive", "--exec", "/tmp/x", "--remote=r", "HEAD"}, Ask, "git --exec names a program"},
+		{[]string{"git", "clone", "-c", "core.fsmonitor=id", "r", "d"}, Ask, "git clone -c sets config"},
+		{[]string{"git", "clone", "--templ=./t", "r", "d"}, Ask, "git --template copies hooks"},
+		{[]string{"git", "clone", "-qu", "sh -c id", "r"}, Ask, "git clone -u names a program"},
+		{[]string{"git", "help", "--we", "log"}, Ask, "git help --we starts a viewer"},
+		{[]string{"git", "rebase", "--exe=id", "main"}, Ask, "git rebase --exec runs a shell command"},
+		{[]string{"git", "diff", "--exit-code", "--stat"}, Allow, `matches allow rule "git diff"`},
+		{[]string{"git", "log", "--oneline", "-n", "5"}, Allow, `matches allow rule "git log"`},
+		// man, ssh family, rg, zip.
+		{[]string{"man", "-kP", "sh -c id", "ls"}, Ask, "man -P runs a pager"},
+		{[]string{"man", "--pag=sh", "ls"}, Ask, "man --pager runs a pager"},
+		{[]string{"man", "-M", "-P", "ls"}, Allow, `matches allow rule "man"`}, // -M takes "-P" as its value
+		{[]string{"ssh", "-vo", "ProxyCommand=sh -c id", "h"}, Ask, "ssh -o can name a program"},
+		{[]string{"ssh", "-vFcfg", "h"}, Ask, "ssh -F"},
+		{[]string{"scp", "-qS", "./x", "a", "h:b"}, Ask, "scp -S"},
+		{[]string{"sftp", "-b", "batch", "h"}, Ask, "sftp -b runs commands from a batch file"},
+		{[]string{"ssh", "-p", "22", "-l", "u", "h"}, Allow, `matches allow rule "ssh"`},
+		{[]string{"rg", "-zA3", "foo"}, Ask, "rg -z runs decompression programs"},
+		{[]string{"rg", "--search-z", "foo"}, Ask, "rg -z"},
+		{[]string{"rg", "--pr=./x", "foo"}, Ask, "rg --pre runs a preprocessor"},
+		{[]string{"rg", "-A3", "-e", "z", "foo"}, Allow, `matches allow rule "rg"`},
+		{[]string{"zip", "-qTT", "sh", "a.zip", "f"}, Ask, "zip -TT runs a test program"},
+		{[]string{"zip", "--unzip=sh", "-T", "a.zip", "f"}, Ask, "zip -TT"},
+		// Wrappers: abbreviated long options that take a value.
+		{[]string{"timeout", "--sig", "KILL", "5", "rm", "-rf", "x"}, Deny, `deny rule "rm"`},
+		{[]string{"timeout", "--k=1", "5", "curl", "x"}, Deny, `deny rule "curl"`},
+		{[]string{"env", "--split=curl x"}, Deny, `deny rule "curl"`},
+		{[]string{"env", "--ch=/etc", "ls"}, Ask, "cd to /etc, which is outside the roots"},
+	}
+	for _, c := range cases {
+		d := f.e.DecideCommand(CommandRequest{Command: c.argv[0], Args: c.argv[1:]})
+		if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
+			t.Errorf("%q: %s %q (%s), want %s with reason containing %q", c.argv, d.Verdict, d.Rule, d.Reason, c.want, c.reason)
+		}
+	}
+}
