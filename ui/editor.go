@@ -69,7 +69,7 @@ func (e *editor) insert(s string) {
 		case r == '\n':
 			e.newline()
 		case r == '\t':
-			e.insertRune(' ')
+			e.insertRune('\t') // kept: pasted code and Makefiles need it; shown to the next tab stop
 		case unicode.IsControl(r):
 		default:
 			e.insertRune(r)
@@ -189,6 +189,10 @@ func (e *editor) handleKey(k tea.KeyPressMsg) bool {
 			e.row++
 			e.col = min(e.col, len(e.lines[e.row]))
 		}
+	case "alt+b", "ctrl+left", "alt+left":
+		e.wordLeft()
+	case "alt+f", "ctrl+right", "alt+right":
+		e.wordRight()
 	case "home", "ctrl+a":
 		e.col = 0
 	case "end", "ctrl+e":
@@ -213,6 +217,44 @@ func (e *editor) handleKey(k tea.KeyPressMsg) bool {
 	return true
 }
 
+// wordLeft moves the cursor to the start of the word before it (across lines), as readline's
+// backward-word does.
+func (e *editor) wordLeft() {
+	if e.col == 0 {
+		if e.row > 0 {
+			e.row--
+			e.col = len(e.lines[e.row])
+		}
+		return
+	}
+	l := e.lines[e.row]
+	for e.col > 0 && unicode.IsSpace(l[e.col-1]) {
+		e.col--
+	}
+	for e.col > 0 && !unicode.IsSpace(l[e.col-1]) {
+		e.col--
+	}
+}
+
+// wordRight moves the cursor to the end of the word after it (across lines), as readline's
+// forward-word does.
+func (e *editor) wordRight() {
+	l := e.lines[e.row]
+	if e.col == len(l) {
+		if e.row < len(e.lines)-1 {
+			e.row++
+			e.col = 0
+		}
+		return
+	}
+	for e.col < len(l) && unicode.IsSpace(l[e.col]) {
+		e.col++
+	}
+	for e.col < len(l) && !unicode.IsSpace(l[e.col]) {
+		e.col++
+	}
+}
+
 // wordBeforeCursor returns the whitespace-delimited word ending at the cursor and its start
 // column (runes).
 func (e *editor) wordBeforeCursor() (string, int) {
@@ -233,6 +275,10 @@ func (e *editor) replaceWord(start int, s string) {
 	e.col = start + len([]rune(s))
 }
 
+// tabWidth is the editor's tab stop interval (cells): a tab is shown as spaces up to the next stop
+// and sent as a tab.
+const tabWidth = 4
+
 // visual lays the text out soft-wrapped at width cells: it returns the visual rows and the
 // cursor's visual row and column.
 func (e *editor) visual(width int) (rows []string, curRow, curCol int) {
@@ -243,15 +289,25 @@ func (e *editor) visual(width int) (rows []string, curRow, curCol int) {
 		w := 0
 		for ci, r := range l {
 			rw := max(ansi.StringWidth(string(r)), 1)
+			if r == '\t' {
+				rw = tabWidth - w%tabWidth
+			}
 			if w+rw > width {
 				rows = append(rows, b.String())
 				b.Reset()
 				w = 0
+				if r == '\t' {
+					rw = min(tabWidth, width)
+				}
 			}
 			if li == e.row && ci == e.col {
 				curRow, curCol = len(rows), w
 			}
-			b.WriteRune(r)
+			if r == '\t' {
+				b.WriteString(strings.Repeat(" ", rw))
+			} else {
+				b.WriteRune(r)
+			}
 			w += rw
 		}
 		if li == e.row && e.col >= len(l) {

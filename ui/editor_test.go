@@ -3,6 +3,7 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -27,15 +28,15 @@ func TestEditorEditingAndWrap(t *testing.T) {
 	typeKeys(e, tea.KeyPressMsg{Code: tea.KeyEnd})
 	e.newline()
 	e.insert("x\ty")
-	if e.value() != "hello worLd\nx y" || e.row != 1 || e.col != 3 {
+	if e.value() != "hello worLd\nx\ty" || e.row != 1 || e.col != 3 {
 		t.Fatalf("value = %q row %d col %d", e.value(), e.row, e.col)
 	}
 	typeKeys(e, tea.KeyPressMsg{Code: tea.KeyHome}, tea.KeyPressMsg{Code: tea.KeyBackspace})
-	if e.value() != "hello worLdx y" || e.row != 0 || e.col != 11 {
+	if e.value() != "hello worLdx\ty" || e.row != 0 || e.col != 11 {
 		t.Fatalf("joined value = %q row %d col %d", e.value(), e.row, e.col)
 	}
 	typeKeys(e, tea.KeyPressMsg{Code: 'w', Mod: tea.ModCtrl})
-	if e.value() != "hello x y" {
+	if e.value() != "hello x\ty" {
 		t.Fatalf("after ctrl+w = %q", e.value())
 	}
 	rows, cr, cc := e.visual(4)
@@ -46,6 +47,45 @@ func TestEditorEditingAndWrap(t *testing.T) {
 	rows, cr, cc = e.visual(4)
 	if len(rows) != 2 || rows[1] != "" || cr != 1 || cc != 0 {
 		t.Fatalf("cursor after full row: %q %d,%d", rows, cr, cc)
+	}
+}
+
+// A pasted tab stays a tab (Makefiles, Go code) and is shown up to the next tab stop.
+func TestEditorKeepsTabs(t *testing.T) {
+	e := newEditor()
+	e.insert("all:\n\tgo build\r\nx\ty")
+	if e.value() != "all:\n\tgo build\nx\ty" {
+		t.Fatalf("value = %q", e.value())
+	}
+	rows, cr, cc := e.visual(20)
+	if want := []string{"all:", "    go build", "x   y"}; !slices.Equal(rows, want) || cr != 2 || cc != 5 {
+		t.Fatalf("visual = %q cursor %d,%d; want %q cursor 2,5", rows, cr, cc, want)
+	}
+	e.setValue("ab\tc")
+	if rows, _, _ := e.visual(3); !slices.Equal(rows, []string{"ab", "   ", "c"}) {
+		t.Fatalf("tab at the wrap: %q", rows)
+	}
+}
+
+// alt+b/alt+f and ctrl+←/→ move by words, across lines at their ends.
+func TestEditorWordMoves(t *testing.T) {
+	e := newEditor()
+	e.insert("one\nfoo bar  baz")
+	var cols []int
+	for _, k := range []tea.KeyPressMsg{
+		{Code: 'b', Mod: tea.ModAlt}, {Code: 'b', Mod: tea.ModAlt}, {Code: tea.KeyLeft, Mod: tea.ModCtrl},
+		{Code: 'f', Mod: tea.ModAlt}, {Code: tea.KeyRight, Mod: tea.ModCtrl}, {Code: tea.KeyRight, Mod: tea.ModCtrl},
+		{Code: tea.KeyRight, Mod: tea.ModCtrl},
+	} {
+		typeKeys(e, k)
+		cols = append(cols, e.col)
+	}
+	if want := []int{9, 4, 0, 3, 7, 12, 12}; !slices.Equal(cols, want) {
+		t.Fatalf("columns %v, want %v", cols, want)
+	}
+	typeKeys(e, tea.KeyPressMsg{Code: tea.KeyHome}, tea.KeyPressMsg{Code: 'b', Mod: tea.ModAlt})
+	if e.row != 0 || e.col != 3 {
+		t.Fatalf("alt+b at a line start: row %d col %d, want the end of the line above", e.row, e.col)
 	}
 }
 

@@ -35,7 +35,7 @@ func DefaultKeyMap() KeyMap {
 	}
 	return KeyMap{
 		Quit:           b([]string{"ctrl+q"}, "ctrl+q", "quit"),
-		Interrupt:      b([]string{"ctrl+c"}, "ctrl+c", "cancel turn / quit when idle"),
+		Interrupt:      b([]string{"ctrl+c"}, "ctrl+c", "cancel turn, clear draft or quit"),
 		Cancel:         b([]string{"esc"}, "esc", "cancel turn"),
 		Send:           b([]string{"enter"}, "enter", "send prompt"),
 		Newline:        b([]string{"alt+enter", "shift+enter", "ctrl+j"}, "alt+enter", "new line"),

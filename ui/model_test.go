@@ -410,7 +410,20 @@ func TestEscCancelsTurnAndPromptsQueue(t *testing.T) {
 	wantCalls(t, h.agent.take(), "prompt third")
 	h.ev(acpclient.TurnStarted{Prompt: "third"})
 	h.ev(acpclient.TurnEnded{StopReason: "end_turn"})
-	h.key("ctrl+c") // idle: quit
+	h.typeText("a long draft")
+	h.key("ctrl+c") // idle with a draft: the draft goes (to the history), acpterm stays
+	if h.quit || !h.m.ed.empty() {
+		t.Fatalf("ctrl+c with a draft: quit %v, editor %q", h.quit, h.m.ed.value())
+	}
+	if scr := h.screenText(); !strings.Contains(scr, "draft cleared (↑ brings it back); ctrl+c again quits") {
+		t.Fatalf("no notice of the cleared draft:\n%s", scr)
+	}
+	h.key("up")
+	if h.m.ed.value() != "a long draft" {
+		t.Fatalf("up after ctrl+c: editor %q", h.m.ed.value())
+	}
+	h.key("ctrl+u")
+	h.key("ctrl+c") // idle, empty editor: quit
 	if !h.quit {
 		t.Fatal("ctrl+c when idle did not quit")
 	}

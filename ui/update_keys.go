@@ -68,6 +68,15 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.busy {
 			return m.cancelTurn()
 		}
+		if !m.ed.empty() {
+			// As in a shell: ctrl+c drops the line being typed rather than quitting with it
+			// (it stays in the history: up brings it back).
+			m.ed.push(m.ed.value())
+			m.ed.reset()
+			m.comp.clear()
+			m.addBanner("info", "draft cleared (↑ brings it back); "+m.keys.Interrupt.Help().Key+" again quits")
+			return nil
+		}
 		return m.quit()
 	case key.Matches(k, m.keys.Suspend):
 		return m.suspend()
