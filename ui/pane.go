@@ -40,10 +40,15 @@ type pane struct {
 	previewAt uint64
 }
 
-// state describes the process state for the title: "running", "exit 0", "SIGKILL".
+// state describes the process state for the title: "running", "exit 0", "SIGKILL", or "ended"
+// for an agent-owned terminal that ended without an exit status (acpclient.TerminalExited with
+// the zero status: its tool call finished or the turn ended, and the agent never said how).
 func (p *pane) state() string {
 	if p.exit == nil {
 		return "running"
+	}
+	if p.exit.Code == nil && p.exit.Signal == "" {
+		return "ended"
 	}
 	return p.exit.String()
 }
