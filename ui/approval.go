@@ -76,9 +76,9 @@ func choicesFor(p acpclient.PermissionAsked, km *KeyMap) []approvalChoice {
 	used := map[string]bool{}
 	out := make([]approvalChoice, 0, len(p.Options))
 	for _, o := range p.Options {
-		c := approvalChoice{role: kindRoles[o.Kind], label: sanitizeLine(o.Name), answer: acpclient.Answer{OptionID: string(o.OptionId)}}
+		c := approvalChoice{role: kindRoles[o.Kind], label: revealLine(o.Name), answer: acpclient.Answer{OptionID: string(o.OptionId)}}
 		if c.label == "" {
-			c.label = sanitizeLine(string(o.OptionId))
+			c.label = revealLine(string(o.OptionId))
 		}
 		if c.role != "" && !used[c.role] {
 			used[c.role] = true
@@ -231,7 +231,7 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 		what = "Read file?"
 	}
 	head = append(head, st.ModalTitle.Render(fmt.Sprintf("Permission %d of %d", n, total))+st.Dim.Render(" · "+what))
-	title := sanitizeLine(derefStr(p.ToolCall.Title))
+	title := revealLine(derefStr(p.ToolCall.Title))
 	var body []string
 	if title != "" {
 		// The title (often the command itself) is wrapped, never cut: one line stays in the
@@ -345,7 +345,7 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 		if v == "" {
 			return
 		}
-		out = append(out, wrapLabeled(st.Dim.Render(label)+" ", sanitizeLine(v), w)...)
+		out = append(out, wrapLabeled(st.Dim.Render(label)+" ", revealLine(v), w)...)
 	}
 	if d.Path != "" {
 		add("path:", d.Path)
@@ -371,9 +371,9 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 			prog = "(unresolved)"
 		}
 		v := verdictStyle(st, l.Verdict).Render(fmt.Sprintf("%-5s", l.Verdict))
-		line := v + " " + sanitizeLine(quoteArgv(l.Argv)) + st.Dim.Render(" → "+sanitizeLine(prog))
+		line := v + " " + revealLine(quoteArgv(l.Argv)) + st.Dim.Render(" → "+revealLine(prog))
 		if len(l.Via) > 0 {
-			line += st.Dim.Render(" via " + sanitizeLine(strings.Join(l.Via, " › ")))
+			line += st.Dim.Render(" via " + revealLine(strings.Join(l.Via, " › ")))
 		}
 		out = append(out, wrapLabeled("", line, w)...)
 		why := l.Rule
@@ -381,7 +381,7 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 			why += ": " + l.Reason
 		}
 		if why != "" {
-			out = append(out, wrapLabeled("      ", st.Dim.Render(sanitizeLine(why)), w)...)
+			out = append(out, wrapLabeled("      ", st.Dim.Render(revealLine(why)), w)...)
 		}
 	}
 	return out
@@ -393,12 +393,12 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 func requestText(p acpclient.PermissionAsked) string {
 	var b strings.Builder
 	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
-	line("Permission request %s (%s)", sanitizeLine(p.ID), sanitizeLine(p.Kind))
+	line("Permission request %s (%s)", revealLine(p.ID), revealLine(p.Kind))
 	if t := derefStr(p.ToolCall.Title); t != "" {
-		line("title:   %s", sanitizeLine(t))
+		line("title:   %s", revealLine(t))
 	}
 	if p.ToolCall.ToolCallId != "" {
-		line("tool call: %s", sanitizeLine(string(p.ToolCall.ToolCallId)))
+		line("tool call: %s", revealLine(string(p.ToolCall.ToolCallId)))
 	}
 	if d := p.Policy; d != nil {
 		line("verdict: %s", d.Verdict)
@@ -406,24 +406,24 @@ func requestText(p acpclient.PermissionAsked) string {
 		if d.Rule != "" {
 			reason += " (" + d.Rule + ")"
 		}
-		line("reason:  %s", sanitizeLine(reason))
+		line("reason:  %s", revealLine(reason))
 		if d.Path != "" {
-			line("path:    %s", sanitizeLine(d.Path))
+			line("path:    %s", revealLine(d.Path))
 		}
 		if len(d.Argv) > 0 {
-			line("argv:    %s", sanitizeLine(quoteArgv(d.Argv)))
+			line("argv:    %s", revealLine(quoteArgv(d.Argv)))
 			for i, a := range d.Argv {
-				line("  [%d] %s", i, sanitizeLine(a))
+				line("  [%d] %s", i, revealLine(a))
 			}
 		}
 		if d.Cwd != "" {
-			line("cwd:     %s", sanitizeLine(d.Cwd))
+			line("cwd:     %s", revealLine(d.Cwd))
 		}
 		if len(d.EnvAdded) > 0 {
-			line("env added: %s", sanitizeLine(strings.Join(d.EnvAdded, " ")))
+			line("env added: %s", revealLine(strings.Join(d.EnvAdded, " ")))
 		}
 		for _, c := range d.Constructs {
-			line("construct: %s", sanitizeLine(c))
+			line("construct: %s", revealLine(c))
 		}
 		if len(d.Leaves) > 0 {
 			line("")
@@ -434,32 +434,32 @@ func requestText(p acpclient.PermissionAsked) string {
 			if prog == "" {
 				prog = "(unresolved)"
 			}
-			line("  %-5s %s → %s", l.Verdict, sanitizeLine(quoteArgv(l.Argv)), sanitizeLine(prog))
+			line("  %-5s %s → %s", l.Verdict, revealLine(quoteArgv(l.Argv)), revealLine(prog))
 			if len(l.Via) > 0 {
-				line("        via %s", sanitizeLine(strings.Join(l.Via, " › ")))
+				line("        via %s", revealLine(strings.Join(l.Via, " › ")))
 			}
 			if why := strings.TrimPrefix(l.Rule+": "+l.Reason, ": "); l.Rule != "" || l.Reason != "" {
-				line("        %s", sanitizeLine(strings.TrimSuffix(why, ": ")))
+				line("        %s", revealLine(strings.TrimSuffix(why, ": ")))
 			}
 		}
 	}
 	for _, c := range p.ToolCall.Content {
 		if c.Diff != nil {
 			line("")
-			line("diff %s:", sanitizeLine(c.Diff.Path))
+			line("diff %s:", revealLine(c.Diff.Path))
 			line("%s", sanitize(c.Diff.NewText))
 		}
 	}
 	if p.Diff != nil {
 		line("")
-		line("new content of %s:", sanitizeLine(p.Diff.Path))
+		line("new content of %s:", revealLine(p.Diff.Path))
 		line("%s", sanitize(p.Diff.NewText))
 	}
 	if len(p.Options) > 0 {
 		line("")
 		line("options:")
 		for _, o := range p.Options {
-			line("  %s (%s) %s", sanitizeLine(string(o.OptionId)), o.Kind, sanitizeLine(o.Name))
+			line("  %s (%s) %s", revealLine(string(o.OptionId)), o.Kind, revealLine(o.Name))
 		}
 	}
 	return b.String()

@@ -1383,3 +1383,17 @@ func TestAgentOwnedPaneTitleFollowsRetitle(t *testing.T) {
 		t.Fatalf("title row after unknown id = %q, want %q", got, want)
 	}
 }
+
+// The approval modal shows a command's hidden characters (a carriage return that would start the
+// line over, a right-to-left override) as escapes.
+func TestApprovalRevealsHiddenCharacters(t *testing.T) {
+	h := newHarness(t, nil)
+	h.ev(acpclient.TurnStarted{Prompt: "go"})
+	p := ask("p1")
+	title := "touch safe_looking\rrm -f Makefile \u202eexe.txt"
+	p.ToolCall.Title = &title
+	h.ev(p)
+	if scr := h.screenText(); !strings.Contains(scr, `touch safe_looking\rrm -f Makefile \u202eexe.txt`) {
+		t.Fatalf("the modal hides characters of the title:\n%s", scr)
+	}
+}
