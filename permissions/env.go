@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/acpterm/acpterm/config"
@@ -214,9 +215,48 @@ func (p *commandPolicy) buildEnv(vars []EnvVar, rt *cmdRuntime) (env, added []st
 			added = append(added, v.Name)
 		}
 	}
+	kv = appendGitConfig(kv, GitSafeConfig)
 	env = make([]string, len(kv))
 	for i, e := range kv {
 		env[i] = e.k + "=" + e.v
 	}
 	return env, added, fs
+}
+
+// GitSafeConfig are git settings every command acpterm runs for the agent gets through git's
+// GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n environment (git ≥ 2.31; command
+// scope, which counts as protected configuration). safe.bareRepository=explicit (git ≥ 2.38)
+// stops git from using a bare repository it discovers in the cwd or above: the agent can write
+// plain files HEAD, config ([core] bare = true, pager/fsmonitor/hooksPath/alias …) and
+// objects/, refs/ anywhere in a root, and any git command run there (even `git diff
+// --no-index`, which the policy treats as read-only) would run that config's programs. A real
+// bare repository still works with --git-dir or GIT_DIR (which the policy asks about anyway).
+// The agent cannot remove these: GIT_* is on the env deny list (as agent variables, in scripts,
+// for `unset` and `env -u`), and `env -i` / `exec -c` are at least ask.
+var GitSafeConfig = [][2]string{{"safe.bareRepository", "explicit"}}
+
+// appendGitConfig appends settings to kv as GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n after the ones a
+// GIT_CONFIG_COUNT already in kv declares, and sets GIT_CONFIG_COUNT to the new total. A count
+// that is not a non-negative integer is replaced (from 0): git itself would refuse to run with it.
+func appendGitConfig(kv []envKV, settings [][2]string) []envKV {
+	n, at := 0, -1
+	for i, e := range kv {
+		if e.k == "GIT_CONFIG_COUNT" {
+			at = i
+			if c, err := strconv.Atoi(e.v); err == nil && c >= 0 {
+				n = c
+			}
+		}
+	}
+	for _, s := range settings {
+		kv = append(kv, envKV{fmt.Sprintf("GIT_CONFIG_KEY_%d", n), s[0]}, envKV{fmt.Sprintf("GIT_CONFIG_VALUE_%d", n), s[1]})
+		n++
+	}
+	count := envKV{"GIT_CONFIG_COUNT", strconv.Itoa(n)}
+	if at >= 0 {
+		kv[at] = count
+	} else {
+		kv = append(kv, count)
+	}
+	return kv
 }

@@ -47,6 +47,13 @@ func TestPolicyPath(t *testing.T) {
 	}
 }
 
+// The git settings every child environment ends with (GitSafeConfig).
+const (
+	gitKey0   = "GIT_CONFIG_KEY_0=safe.bareRepository"
+	gitVal0   = "GIT_CONFIG_VALUE_0=explicit"
+	gitCount1 = "GIT_CONFIG_COUNT=1"
+)
+
 func TestBuildEnv(t *testing.T) {
 	p, err := compileCommandPolicy(&config.Config{Policy: config.Policy{Env: config.Env{Deny: []string{"SECRET_*"}, Allow: []string{"MY_*", "GIT_PAGER"}}}}, nil)
 	if err != nil {
@@ -62,10 +69,10 @@ func TestBuildEnv(t *testing.T) {
 		rules []string
 		why   string
 	}{
-		{nil, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin"}, nil, nil, ""},
+		{nil, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", gitKey0, gitVal0, gitCount1}, nil, nil, ""},
 		{[]EnvVar{{"CI", "1"}, {"LANG", "C"}, {"MY_X", "2"}, {"CI", "true"}},
-			[]string{"HOME=/home/u", "USER=u", "PATH=/usr/bin", "LANG=C", "MY_X=2", "CI=true"}, []string{"CI", "LANG", "MY_X"}, nil, ""},
-		{[]EnvVar{{"FOO", "1"}}, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", "FOO=1"}, []string{"FOO"}, []string{"env: not allowed"}, "the agent sets FOO, which is not on the env allow list"},
+			[]string{"HOME=/home/u", "USER=u", "PATH=/usr/bin", "LANG=C", "MY_X=2", "CI=true", gitKey0, gitVal0, gitCount1}, []string{"CI", "LANG", "MY_X"}, nil, ""},
+		{[]EnvVar{{"FOO", "1"}}, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", "FOO=1", gitKey0, gitVal0, gitCount1}, []string{"FOO"}, []string{"env: not allowed"}, "the agent sets FOO, which is not on the env allow list"},
 		{[]EnvVar{{"GIT_PAGER", "cat"}}, nil, nil, []string{"env deny: GIT_*"}, "GIT_PAGER, which is on the env deny list (GIT_*)"},
 		{[]EnvVar{{"npm_config_script_shell", "/w/x"}}, nil, nil, []string{"env deny: NPM_CONFIG_*"}, ""},
 		{[]EnvVar{{"BASH_FUNC_ls%%", "() { id; }"}}, nil, nil, []string{"env: invalid name"}, `"BASH_FUNC_ls%%" is not valid`},

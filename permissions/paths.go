@@ -159,7 +159,8 @@ func realPath(p string) (string, error) {
 // write, whatever the rules say, and names which (policy.md c.6): acpterm's own config dir
 // ($XDG_CONFIG_HOME/acpterm), its state dir (grants, audit log), any path with a .git component
 // (the .git entry itself and everything beneath it: hooks, config, commondir, gitdir files of
-// worktrees and submodules …), the shell rc files in $HOME (.bashrc .bash_profile .profile .zshrc .zprofile
+// worktrees and submodules …, in nested repositories too), a file named HEAD or config next to
+// an existing config or HEAD file (a bare repository layout git would discover), the shell rc files in $HOME (.bashrc .bash_profile .profile .zshrc .zprofile
 // .zshenv .bash_login .bash_logout, .config/fish/**), ~/.ssh/**, git's global config
 // (~/.gitconfig, ~/.config/git/config), and the directories on $PATH with their direct entries.
 // It reads acpterm's own environment (os.Getenv).
@@ -170,6 +171,9 @@ func IsProtected(real string) (bool, string) {
 // gitDirReason explains why a path inside a .git directory (other than hooks and config) is
 // protected.
 const gitDirReason = "the git directory (.git/**) decides which repository, config and hooks git uses (e.g. .git/commondir), so a write there can make a later git command run code"
+
+// bareRepoReason explains why HEAD and config side by side are protected.
+const bareRepoReason = "a bare git repository layout (HEAD and config side by side): git run in that directory would use its config, which can name programs git runs"
 
 func isProtected(real string, getenv func(string) string) (bool, string) {
 	if getenv == nil {
@@ -195,6 +199,21 @@ func isProtected(real string, getenv func(string) string) (bool, string) {
 			return true, "git config (.git/config) can name programs git runs"
 		default:
 			return true, gitDirReason
+		}
+	}
+	// A bare repository layout outside any .git: git discovers a directory holding HEAD,
+	// objects/ and refs/ as a repository when run in it (unless safe.bareRepository=explicit,
+	// which acpterm sets for its own children but not for the user's shell), and its config
+	// can name programs git runs (core.pager, core.fsmonitor, diff.external, alias.x=!cmd).
+	// So whichever of HEAD and config is written second is refused.
+	switch base := filepath.Base(real); base {
+	case "config", "HEAD":
+		other := "HEAD"
+		if base == "HEAD" {
+			other = "config"
+		}
+		if st, err := os.Lstat(filepath.Join(filepath.Dir(real), other)); err == nil && !st.IsDir() {
+			return true, bareRepoReason
 		}
 	}
 	if ok, why := onPath(real, getenv); ok {
