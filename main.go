@@ -232,10 +232,19 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	if o.demo && o.headless {
 		agentEnv = append(os.Environ(), demoHeadlessEnv+"=1")
 	}
+	// Starting an agent can take seconds (npx, a first run): say so on the terminal rather than
+	// leave it blank; the line is erased before the TUI takes the screen.
+	startLine := !o.headless && isTerminal(os.Stderr)
+	if startLine {
+		fmt.Fprintf(std.err, "acpterm: starting %s… (ctrl+c cancels)", filepath.Base(agent[0]))
+	}
 	s.client, err = acpclient.Start(ctx, acpclient.Options{
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
 		Log: logger, Env: agentEnv,
 	})
+	if startLine {
+		fmt.Fprint(std.err, "\r\x1b[2K")
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitFailure, fmt.Errorf("%w while the agent was starting", context.Cause(ctx))

@@ -541,3 +541,26 @@ func TestTUIRefusesDumbTerminal(t *testing.T) {
 		t.Fatalf("alternate screen = %q, want 0", got)
 	}
 }
+
+// TestTUIStartingLine: while the agent starts (here one that never answers initialize), the
+// terminal says so instead of staying blank, and ctrl+c stops the start: exit 1, the reason
+// on a clean line, no process left.
+func TestTUIStartingLine(t *testing.T) {
+	e := newEnv(t)
+	tm := startTmux(t, e, 160, 48)
+	tm.acpterm("--cwd", e.project, "--", "sleep", "300")
+	tm.waitFor("acpterm: starting sleep… (ctrl+c cancels)")
+	tm.keys("C-c")
+	if code := tm.exitCode(); code != 1 {
+		t.Fatalf("exit status %d, want 1:\n%s", code, tm.capture())
+	}
+	screen := tm.capture()
+	if !strings.Contains(screen, "\nacpterm: interrupted by SIGINT while the agent was starting\n") &&
+		!strings.HasPrefix(screen, "acpterm: interrupted by SIGINT while the agent was starting\n") {
+		t.Fatalf("screen after ctrl+c:\n%s", screen)
+	}
+	if strings.Contains(screen, "starting sleep") {
+		t.Fatalf("the starting line was not erased:\n%s", screen)
+	}
+	e.waitNoLeftovers(t)
+}
