@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/aymanbagabas/go-udiff/lcs"
 )
 
 // diffOp is one line of a line diff.
@@ -22,79 +24,88 @@ func splitLines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// lineDiff returns the line-by-line edit script from a to b (Myers' O(ND) algorithm).
-func lineDiff(a, b []string) []diffOp {
-	n, m := len(a), len(b)
-	max := n + m
-	if max == 0 {
-		return nil
+// Limits of the diff shown for a file change (tool call diff content, fs/write_text_file).
+// Beyond either, diffLines shows a one-line notice with the sizes instead of the diff: the
+// texts come from the agent and may be arbitrarily large, and the diff is computed on the UI
+// goroutine (an approval dialog waits for it).
+const (
+	// diffMaxBytes bounds len(old)+len(new) in bytes; larger texts are not even split into lines.
+	diffMaxBytes = 8 << 20
+	// diffMaxChangedLines bounds the lines of old plus new between their common leading and
+	// trailing lines, the part the diff algorithm works on.
+	diffMaxChangedLines = 20_000
+)
+
+// lineDiff returns a line-by-line edit script from a to b, or ok false (and no script) when more
+// than diffMaxChangedLines lines lie between the common leading and trailing lines. Common leading and trailing lines are
+// matched first; the rest goes to go-udiff's Myers implementation (the Go tools' diff), which is
+// exact for scripts of up to about 100 edits and, beyond, stops searching and replaces what is
+// left in the middle as a whole. Replaced blocks of more than diffRefineMin lines are diffed
+// again (each pass finds the exact script of up to 100 more edits inside), within a budget of
+// diffRefinePasses times the input lines, so large edits stay close to minimal while time and
+// memory stay linear in the input.
+func lineDiff(a, b []string) (ops []diffOp, ok bool) {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
 	}
-	off := max
-	v := make([]int, 2*max+2)
-	var trace [][]int
-	found := false
-	for d := 0; d <= max && !found; d++ {
-		snap := make([]int, len(v))
-		copy(snap, v)
-		trace = append(trace, snap)
-		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x++
-				y++
-			}
-			v[off+k] = x
-			if x >= n && y >= m {
-				found = true
-				break
-			}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	if len(a)+len(b)-2*(pre+suf) > diffMaxChangedLines {
+		return nil, false
+	}
+	budget := diffRefinePasses * (len(a) + len(b))
+	var blocks []lcs.Diff
+	refineDiff(a, b, lcs.Diff{Start: pre, End: len(a) - suf, ReplStart: pre, ReplEnd: len(b) - suf}, &budget, &blocks)
+	ops = make([]diffOp, 0, max(len(a), len(b))+len(blocks))
+	x, y := 0, 0
+	same := func(toX int) {
+		for ; x < toX; x, y = x+1, y+1 {
+			ops = append(ops, diffOp{kind: ' ', text: a[x], a: x + 1, b: y + 1})
 		}
 	}
-	// Backtrack through the saved frontiers (trace[d] is v before step d).
-	x, y := n, m
-	var rev []diffOp
-	for d := len(trace) - 1; d >= 0; d-- {
-		vd := trace[d]
-		k := x - y
-		var prevK int
-		if k == -d || (k != d && vd[off+k-1] < vd[off+k+1]) {
-			prevK = k + 1
-		} else {
-			prevK = k - 1
+	for _, d := range blocks {
+		same(d.Start)
+		for ; x < d.End; x++ {
+			ops = append(ops, diffOp{kind: '-', text: a[x], a: x + 1})
 		}
-		prevX := vd[off+prevK]
-		prevY := prevX - prevK
-		for x > prevX && y > prevY {
-			rev = append(rev, diffOp{kind: ' ', text: a[x-1], a: x, b: y})
-			x--
-			y--
+		for ; y < d.ReplEnd; y++ {
+			ops = append(ops, diffOp{kind: '+', text: b[y], b: y + 1})
 		}
-		if d == 0 {
-			break
-		}
-		if x == prevX {
-			rev = append(rev, diffOp{kind: '+', text: b[y-1], b: y})
-		} else {
-			rev = append(rev, diffOp{kind: '-', text: a[x-1], a: x})
-		}
-		x, y = prevX, prevY
 	}
-	for x > 0 && y > 0 {
-		rev = append(rev, diffOp{kind: ' ', text: a[x-1], a: x, b: y})
-		x--
-		y--
+	same(len(a))
+	return ops, true
+}
+
+// Refinement of lineDiff's replaced blocks.
+const (
+	diffRefineMin    = 100 // lines (old+new) of a replaced block worth diffing again
+	diffRefinePasses = 8   // work budget: lines fed to the diff, in multiples of the input lines
+)
+
+// refineDiff appends to out the replaced blocks (in a, b coordinates, in order) that turn
+// a[r.Start:r.End] into b[r.ReplStart:r.ReplEnd]; budget is the lines it may still feed to
+// the diff algorithm.
+func refineDiff(a, b []string, r lcs.Diff, budget *int, out *[]lcs.Diff) {
+	n, m := r.End-r.Start, r.ReplEnd-r.ReplStart
+	if n == 0 && m == 0 {
+		return
 	}
-	ops := make([]diffOp, len(rev))
-	for i := range rev {
-		ops[i] = rev[len(rev)-1-i]
+	if n == 0 || m == 0 || *budget < n+m {
+		*out = append(*out, r)
+		return
 	}
-	return ops
+	*budget -= n + m
+	for _, d := range lcs.DiffLines(a[r.Start:r.End], b[r.ReplStart:r.ReplEnd]) {
+		d = lcs.Diff{Start: r.Start + d.Start, End: r.Start + d.End, ReplStart: r.ReplStart + d.ReplStart, ReplEnd: r.ReplStart + d.ReplEnd}
+		if d == r || d.End-d.Start+d.ReplEnd-d.ReplStart < diffRefineMin {
+			*out = append(*out, d) // nothing in common found, or small enough to be exact
+			continue
+		}
+		refineDiff(a, b, d, budget, out)
+	}
 }
 
 // diffHunk is one "@@" block of a unified diff.
@@ -200,28 +211,39 @@ func unifiedDiff(path string, oldText *string, newText string) string {
 
 // diffLine is one printable line of a unified diff with its role for colouring.
 type diffLine struct {
-	kind byte // 'h' file header, '@' hunk header, ' ', '-', '+'
+	kind byte // 'h' file header, '@' hunk header, ' ', '-', '+', '!' notice (diff too large)
 	text string
 }
 
+// diffLines returns the lines of the unified diff of old → new for path (oldText nil: a new
+// file), nil when the texts are equal. Beyond diffMaxBytes or diffMaxChangedLines it returns the
+// two file header lines and a notice (kind '!') with the sizes of both texts instead.
 func diffLines(path string, oldText *string, newText string) []diffLine {
-	var a []string
 	from, to := "a/"+path, "b/"+path
 	if filepath.IsAbs(path) {
 		from, to = path, path
 	}
-	if oldText != nil {
-		a = splitLines(*oldText)
-	} else {
+	if oldText == nil {
 		from = "/dev/null"
 	}
-	b := splitLines(newText)
-	ops := lineDiff(a, b)
+	old := ""
+	if oldText != nil {
+		old = *oldText
+	}
+	head := []diffLine{{'h', "--- " + from}, {'h', "+++ " + to}}
+	if len(old)+len(newText) > diffMaxBytes {
+		return append(head, tooLargeLine(old, newText))
+	}
+	a, b := splitLines(old), splitLines(newText)
+	ops, ok := lineDiff(a, b)
+	if !ok {
+		return append(head, tooLargeLine(old, newText))
+	}
 	hunks := unifiedHunks(ops, 3)
 	if len(hunks) == 0 {
 		return nil
 	}
-	out := []diffLine{{'h', "--- " + from}, {'h', "+++ " + to}}
+	out := head
 	for _, h := range hunks {
 		out = append(out, diffLine{'@', h.header})
 		for _, op := range h.ops {
@@ -231,16 +253,40 @@ func diffLines(path string, oldText *string, newText string) []diffLine {
 	return out
 }
 
+// tooLargeLine is the notice shown instead of a diff beyond the limits, e.g. "diff too large to
+// show: 5000 lines → 6000 lines (88890 → 106890 bytes)".
+func tooLargeLine(old, new string) diffLine {
+	return diffLine{'!', fmt.Sprintf("diff too large to show: %d lines → %d lines (%d → %d bytes)",
+		countLines(old), countLines(new), len(old), len(new))}
+}
+
+// countLines is len(splitLines(s)) without splitting: a last line without "\n" counts.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
 // renderDiff renders the unified diff coloured with st (removed lines in the error colour, added
 // in the success colour, hunk headers dimmed), each line cut to width cells, at most maxLines
-// lines (then a "… N more diff lines" marker). Agent text is sanitised first.
+// lines (then a "… N more diff lines" marker). Agent text is sanitised first. Texts beyond the
+// limits of diffLines (diffMaxBytes, diffMaxChangedLines) show the file headers and the notice
+// "diff too large to show: N lines → M lines (X → Y bytes)", wrapped to width, instead of a diff.
 func renderDiff(st *Styles, path string, oldText *string, newText string, width, maxLines int) string {
-	var old *string
+	old, size := oldText, len(newText)
 	if oldText != nil {
-		o := sanitize(*oldText)
-		old = &o
+		size += len(*oldText)
 	}
-	lines := diffLines(sanitizeLine(path), old, sanitize(newText))
+	if size <= diffMaxBytes { // larger texts are only counted (diffLines), never shown
+		if oldText != nil {
+			o := sanitize(*oldText)
+			old = &o
+		}
+		newText = sanitize(newText)
+	}
+	lines := diffLines(sanitizeLine(path), old, newText)
 	if len(lines) == 0 {
 		return st.Dim.Render("(no changes to " + sanitizeLine(path) + ")")
 	}
@@ -253,6 +299,10 @@ func renderDiff(st *Styles, path string, oldText *string, newText string, width,
 		}
 		if i > 0 {
 			b.WriteByte('\n')
+		}
+		if l.kind == '!' {
+			b.WriteString(st.Warn.Render(wrapPlain(l.text, width)))
+			continue
 		}
 		text := truncate(expandTabs(l.text), width)
 		switch l.kind {
