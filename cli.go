@@ -69,7 +69,7 @@ Flags:
   --headless        no TUI: print the session as plain text on stdout
   --approve MODE    headless answer to "ask" decisions: deny (default) or allow
   --audit-log FILE  audit log (default $XDG_STATE_HOME/acpterm/audit.jsonl)
-  --log FILE        diagnostics log (default $XDG_STATE_HOME/acpterm/acpterm.log)
+  --log FILE        diagnostics log (default $XDG_STATE_HOME/acpterm/acpterm.log; rotated at 16 MiB, one old file kept)
   --demo            run the built-in scripted demo agent
   --version         print the version and exit
   --help            print this help and exit

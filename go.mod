@@ -44,4 +44,5 @@ require (
 	golang.org/x/net v0.39.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/text v0.24.0 // indirect
+	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 )

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+	"gopkg.in/natefinch/lumberjack.v2"
 
 	"github.com/acpterm/acpterm/acpclient"
 	"github.com/acpterm/acpterm/config"
@@ -107,7 +108,7 @@ func trimUsage(err error) string {
 // session is everything runAgent opened, closed in reverse order by close.
 type session struct {
 	scratch string // the --demo scratch dir this run created ("" otherwise)
-	logFile *os.File
+	logFile io.Closer
 	audit   *permissions.AuditLog
 	mgr     *terminals.Manager
 	client  *acpclient.Client
@@ -354,10 +355,18 @@ func isTerminal(f *os.File) bool {
 // 10 MiB protocol line cannot flood the log (pitfall P1).
 const maxLogValue = 4096
 
-// openLog opens the diagnostics log (path, or $XDG_STATE_HOME/acpterm/acpterm.log) for appending
-// and makes it the destination of the standard `log` package and slog.Default. The returned
-// logger is the same handler. Errors name the file.
-func openLog(path string, getenv func(string) string) (*slog.Logger, *os.File, error) {
+// logMaxMiB caps the diagnostics log (MiB): past it the file is rotated (lumberjack), keeping
+// logBackups older files beside it (acpterm-<time>.log), so a chatty agent's stderr cannot fill
+// the disk.
+var (
+	logMaxMiB  = 16
+	logBackups = 1
+)
+
+// openLog opens the diagnostics log (path, or $XDG_STATE_HOME/acpterm/acpterm.log) for appending,
+// created 0600 and rotated at logMaxMiB, and makes it the destination of the standard `log`
+// package and slog.Default. The returned logger is the same handler. Errors name the file.
+func openLog(path string, getenv func(string) string) (*slog.Logger, io.Closer, error) {
 	if path == "" {
 		dir := config.StateDir(getenv)
 		if dir == "" {
@@ -372,10 +381,14 @@ func openLog(path string, getenv func(string) string) (*slog.Logger, *os.File, e
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, usageError("log %s: %v", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	// Open once here so that an unwritable path is a usage error now (lumberjack opens lazily),
+	// and a new file is created 0600 (lumberjack keeps the mode of the file it rotates).
+	probe, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, nil, usageError("log: %v", err)
 	}
+	_ = probe.Close()
+	f := &lumberjack.Logger{Filename: path, MaxSize: logMaxMiB, MaxBackups: logBackups}
 	level := slog.LevelInfo
 	if v, err := strconv.ParseBool(getenv("ACPTERM_DEBUG")); err == nil && v {
 		level = slog.LevelDebug

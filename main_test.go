@@ -9,16 +9,22 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/acpterm/acpterm/config"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// lumberjack's rotation goroutine lives as long as the process (it has no way to stop it); the
+// binary opens one log per run.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("gopkg.in/natefinch/lumberjack%2ev2.(*Logger).millRun"))
+}
 
 func TestParseArgs(t *testing.T) {
 	for _, c := range []struct {
@@ -178,6 +184,61 @@ func TestOpenLogTruncatesLongValues(t *testing.T) {
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
 		t.Fatalf("log mode = %v, want 0600", st.Mode().Perm())
+	}
+}
+
+// The log is rotated at logMaxMiB, keeping logBackups older files: an agent flooding stderr
+// cannot fill the disk.
+func TestOpenLogRotates(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "acpterm.log")
+	prev := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	oldMax := logMaxMiB
+	logMaxMiB = 1
+	t.Cleanup(func() { logMaxMiB = oldMax })
+	logger, f, err := openLog(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("x", 1000)
+	for range 5000 { // about 5 MB
+		logger.Info("agent stderr", "line", line)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	var names []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		st, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() > 1<<20 {
+			t.Errorf("%s is %d bytes, over the 1 MiB cap", e.Name(), st.Size())
+		}
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode %v, want 0600", e.Name(), st.Mode().Perm())
+		}
+		total += st.Size()
+		names = append(names, e.Name())
+	}
+	// The backup is removed by lumberjack's own goroutine after a rotation: wait for it.
+	for deadline := time.Now().Add(10 * time.Second); len(names) > 2 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		ents, _ = os.ReadDir(dir)
+		names = names[:0]
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) != 2 || !slices.Contains(names, "acpterm.log") {
+		t.Fatalf("log dir holds %v, want acpterm.log and one backup", names)
+	}
+	if total > 3<<20 {
+		t.Fatalf("logs total %d bytes after 5 MB written with a 1 MiB cap", total)
 	}
 }
 
