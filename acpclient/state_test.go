@@ -3,6 +3,7 @@ package acpclient
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/coder/acp-go-sdk"
@@ -301,4 +302,34 @@ func FuzzStateApply(f *testing.F) {
 		s.Apply(CancelRequested{})
 		s.Apply(TurnEnded{StopReason: "end_turn"})
 	})
+}
+
+// Terminal content of a tool call names the agent's own terminal (agent:ID) when the call
+// announced that id in _meta, also when the content came first; other content names a
+// client-owned terminal.
+func TestStateAgentTerminalIDs(t *testing.T) {
+	var s State
+	s.Apply(TerminalStarted{ID: "term-1", ToolCallID: "c2", Label: "echo real"})
+	s.Apply(upd(t, `{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Bash",
+		"content":[{"type":"terminal","terminalId":"x1"},{"type":"terminal","terminalId":"term-1"}]}`))
+	tc, _ := s.ToolCall("c1")
+	if got := strings.Join(tc.Terminals, ","); got != "x1,term-1" {
+		t.Fatalf("before the announcement: %s", got)
+	}
+	s.Apply(upd(t, `{"sessionUpdate":"tool_call_update","toolCallId":"c1",
+		"_meta":{"terminal_info":{"terminal_id":"x1"},"terminal_output":{"terminal_id":"term-1","data":"fake"}}}`))
+	// x1 named nothing known: it was the agent's; term-1 is a real client terminal and stays,
+	// and the agent's own term-1 is attached by its TerminalStarted, not by the _meta.
+	if got := strings.Join(tc.Terminals, ","); got != "agent:x1,term-1" {
+		t.Errorf("after the announcement: %s", got)
+	}
+	s.Apply(upd(t, `{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed",
+		"content":[{"type":"terminal","terminalId":"x1"},{"type":"terminal","terminalId":"term-1"}]}`))
+	if got := strings.Join(tc.Terminals, ","); got != "agent:x1,term-1,agent:term-1" {
+		t.Errorf("after content naming announced ids: %s", got)
+	}
+	c2, _ := s.ToolCall("c2")
+	if got := strings.Join(c2.Terminals, ","); got != "term-1" {
+		t.Errorf("client terminal's tool call: %s", got)
+	}
 }
