@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -193,6 +195,29 @@ func (m *Model) enqueuePrompt(text string) tea.Cmd {
 	m.killing = 0
 	agent := m.d.agent
 	return tea.Batch(func() tea.Msg { agent.Prompt(text); return nil }, m.armTick())
+}
+
+// holdQueue takes the queued prompts back after the user cancelled a turn: whatever made them
+// stop the agent may have made those prompts wrong too, so none is sent by itself. They go back
+// into an empty editor (joined by blank lines; enter sends, ctrl+c drops), else into the
+// history. It returns the banner's addition ("" when nothing was queued).
+func (m *Model) holdQueue() string {
+	if len(m.queue) == 0 {
+		return ""
+	}
+	q := m.queue
+	m.queue = nil
+	if m.ed.empty() {
+		m.ed.setValue(strings.Join(q, "\n\n"))
+		if len(q) == 1 {
+			return "; the queued prompt is back in the editor (enter sends it)"
+		}
+		return fmt.Sprintf("; the %d queued prompts are back in the editor (enter sends them as one)", len(q))
+	}
+	for _, p := range q {
+		m.ed.push(p)
+	}
+	return fmt.Sprintf("; %d queued prompt(s) moved to the history (↑)", len(q))
 }
 
 // nextPrompt starts the first queued prompt when no turn is running.

@@ -399,8 +399,21 @@ func TestEscCancelsTurnAndPromptsQueue(t *testing.T) {
 	wantCalls(t, h.agent.take(), "cancel")
 	h.ev(acpclient.CancelRequested{})
 	h.ev(acpclient.TurnEnded{StopReason: "cancelled"})
+	// Cancelling holds the queue: the queued prompts come back into the editor, unsent.
+	wantCalls(t, h.agent.take())
+	if h.m.ed.value() != "second\n\nthird" || len(h.m.queue) != 0 {
+		t.Fatalf("after cancel: editor %q, queue %q", h.m.ed.value(), h.m.queue)
+	}
+	if scr := h.screenText(); !strings.Contains(scr, "turn cancelled; the 2 queued prompts are back in the editor (enter sends them as one)") {
+		t.Fatalf("no notice of the held queue:\n%s", scr)
+	}
+	h.key("ctrl+c") // drop them (idle with a draft)
+	h.typeText("second")
+	h.key("enter")
 	wantCalls(t, h.agent.take(), "prompt second")
 	h.ev(acpclient.TurnStarted{Prompt: "second"})
+	h.typeText("third")
+	h.key("enter")
 	h.key("ctrl+c") // during a turn: cancel, not quit
 	wantCalls(t, h.agent.take(), "cancel")
 	if h.quit {

@@ -31,7 +31,7 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 				m.turnFailed = e.Err.Error()
 			}
 		case e.StopReason == string(acp.StopReasonCancelled):
-			m.addBanner("info", "turn cancelled")
+			m.addBanner("info", "turn cancelled"+m.holdQueue())
 		case e.StopReason != "" && e.StopReason != string(acp.StopReasonEndTurn):
 			m.addBanner("warn", "turn ended: "+e.StopReason)
 		}
