@@ -476,3 +476,24 @@ func TestConfigNotRegular(t *testing.T) {
 		t.Errorf("dir: %v", err)
 	}
 }
+
+// TestByteOrderMark: a UTF-8 BOM at the start of a config file (as Windows editors write it) is
+// skipped; before, the file was rejected as "invalid character … U+00EF". Error positions in
+// such a file still name the right line.
+func TestByteOrderMark(t *testing.T) {
+	home, cwd, e := sandbox(t)
+	f := filepath.Join(home, "bom.toml")
+	writeFile(t, f, "\xEF\xBB\xBF[policy]\nunmatched = \"deny\"\n")
+	cfg, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get})
+	if err != nil {
+		t.Fatalf("Load with a BOM: %v", err)
+	}
+	if cfg.Policy.Unmatched != "deny" {
+		t.Errorf("unmatched = %q, want deny", cfg.Policy.Unmatched)
+	}
+	writeFile(t, f, "\xEF\xBB\xBF[policy]\nunmatched = \"maybe\"\n")
+	_, err = Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get})
+	if err == nil || !strings.HasPrefix(err.Error(), f+":2:13: policy.unmatched: ") {
+		t.Errorf("bad value after a BOM: %v, want an error at %s:2:13", err, f)
+	}
+}

@@ -304,6 +304,8 @@ func applyFile(cfg *Config, file, cwd string, project bool, getenv func(string) 
 	if err != nil {
 		return &Error{File: file, Msg: errText(err)}
 	}
+	// A UTF-8 byte order mark (Windows editors write one) is not part of the TOML document.
+	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	if msg := unsafeOwner(file); msg != "" && !project { // a project file can only tighten
 		return &Error{File: file, Msg: msg}
 	}
@@ -526,6 +528,22 @@ func (l *loader) commands(cfg *Config, c *fileCommands) error {
 			}
 		}
 	}
+	// An allow rule that can never take effect is an error, not a silent no-op: one covered by
+	// a deny or ask rule (allow = ["sudo ls"]), or one the engine always asks about anyway
+	// (RuleCheck: build runners). A project file cannot add allow rules.
+	if c.Allow != nil && !l.project {
+		for i, s := range *c.Allow {
+			key := fmt.Sprintf("policy.commands.allow[%d]", i)
+			if msg := shadowedAllow(s, cfg.Policy.Commands); msg != "" {
+				return l.errf(key, "%s", msg)
+			}
+			if RuleCheck != nil {
+				if msg := RuleCheck("policy.commands.allow", strings.Join(strings.Fields(s), " ")); msg != "" {
+					return l.errf(key, "%s", msg)
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -594,6 +612,17 @@ func (l *loader) envList(cfg *Config, key string, in *[]string, dst *[]string) e
 		for _, r := range g {
 			if !(r == '_' || r == '*' || r == '?' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
 				return l.errf(k, "%q is not a variable name or glob (letters, digits, _, * and ?)", g)
+			}
+		}
+		if strings.HasSuffix(key, ".allow") && !l.project {
+			// An allowed name the deny list covers stays denied: say so instead of ignoring it.
+			if msg := shadowedEnvAllow(g, cfg.Policy.Env.Deny); msg != "" {
+				return l.errf(k, "%s", msg)
+			}
+			if RuleCheck != nil {
+				if msg := RuleCheck(key, g); msg != "" {
+					return l.errf(k, "%s", msg)
+				}
 			}
 		}
 		if !slices.Contains(*dst, g) {

@@ -538,54 +538,28 @@ func (e *Engine) Grant(d Decision, persist bool) (Grant, error) {
 	return gs[0], nil
 }
 
+// CanGrant reports whether Grant/GrantWith would make a grant for d, and if not, the same
+// error they would return (nothing is granted). A dialog offers "always" (allow for the
+// session, save the rule) only when CanGrant(d) is nil: for a build runner such as make, a
+// shell, a program-launching option (tar -I), an ask rule or anything else a grant would not
+// override, it is an error.
+func (e *Engine) CanGrant(d Decision) error {
+	_, _, err := e.grantsFor(d, GrantOptions{})
+	return err
+}
+
 // GrantWith is Grant with scope options; it returns every grant made (one per asking leaf).
 func (e *Engine) GrantWith(d Decision, o GrantOptions) ([]Grant, error) {
-	if d.Verdict == Deny {
-		return nil, fmt.Errorf("grant refused: the request is denied (%s)", d.Rule)
+	want, file, err := e.grantsFor(d, o)
+	if err != nil {
+		return nil, err
 	}
-	if len(d.Leaves) == 0 && d.Path != "" {
-		op, ok := strings.CutPrefix(d.Rule, "fs.")
-		if d.Verdict != Ask || !ok || (op != "read" && op != "write") {
-			return nil, fmt.Errorf("grant refused for %s: only the [policy.fs] ask verdict can be granted (%s)", d.Path, d.Rule)
-		}
-		g, _, err := e.grants.add(Grant{Kind: op, Path: d.Path, Saved: o.Persist})
+	if file != nil {
+		g, _, err := e.grants.add(*file)
 		if err != nil {
 			return nil, err
 		}
 		return []Grant{g}, nil
-	}
-	var want []Grant
-	for _, l := range d.Leaves {
-		if l.Verdict == Deny {
-			return nil, fmt.Errorf("grant refused: %q is denied (%s)", strings.Join(l.Argv, " "), l.Rule)
-		}
-		if l.Verdict != Ask {
-			continue
-		}
-		if why := bannedHead(l.Argv); why != "" {
-			return nil, fmt.Errorf("grant refused for %q: %s", strings.Join(l.Argv, " "), why)
-		}
-		if slices.Contains(l.Argv, DynamicWord) {
-			return nil, fmt.Errorf("grant refused for %q: it has words only known when the shell runs", strings.Join(l.Argv, " "))
-		}
-		// A program the agent can rewrite would make "always" cover whatever it writes next.
-		if l.Program != "" && e.roots.Contains(l.Program) {
-			return nil, fmt.Errorf("grant refused for %q: %s is inside the roots, so its content can change", strings.Join(l.Argv, " "), l.Program)
-		}
-		if l.Program == "" && strings.Contains(l.Argv[0], "/") && !filepath.IsAbs(l.Argv[0]) {
-			return nil, fmt.Errorf("grant refused for %q: %s is a relative program path", strings.Join(l.Argv, " "), l.Argv[0])
-		}
-		g := Grant{Argv: slices.Clone(l.Argv), Program: l.Program, Session: o.Session, Saved: o.Persist}
-		if o.Persist {
-			g.Session = ""
-		}
-		if o.Subcommand && len(l.Argv) >= 2 && isSubcommandToken(l.Argv[1]) {
-			g.Argv, g.Prefix = g.Argv[:2], true
-		}
-		want = append(want, g)
-	}
-	if len(want) == 0 {
-		return nil, fmt.Errorf("grant refused: no command in the request needed approval")
 	}
 	var out []Grant
 	var created []string
@@ -603,6 +577,61 @@ func (e *Engine) GrantWith(d Decision, o GrantOptions) ([]Grant, error) {
 		out = append(out, got)
 	}
 	return out, nil
+}
+
+// grantsFor returns the grants GrantWith would add for d (a file grant, or command grants), or
+// why none can be made.
+func (e *Engine) grantsFor(d Decision, o GrantOptions) ([]Grant, *Grant, error) {
+	if d.Verdict == Deny {
+		return nil, nil, fmt.Errorf("grant refused: the request is denied (%s)", d.Rule)
+	}
+	if len(d.Leaves) == 0 && d.Path != "" {
+		op, ok := strings.CutPrefix(d.Rule, "fs.")
+		if d.Verdict != Ask || !ok || (op != "read" && op != "write") {
+			return nil, nil, fmt.Errorf("grant refused for %s: only the [policy.fs] ask verdict can be granted (%s)", d.Path, d.Rule)
+		}
+		return nil, &Grant{Kind: op, Path: d.Path, Saved: o.Persist}, nil
+	}
+	var want []Grant
+	for _, l := range d.Leaves {
+		if l.Verdict == Deny {
+			return nil, nil, fmt.Errorf("grant refused: %q is denied (%s)", strings.Join(l.Argv, " "), l.Rule)
+		}
+		if l.Verdict != Ask {
+			continue
+		}
+		if why := bannedHead(l.Argv); why != "" {
+			return nil, nil, fmt.Errorf("grant refused for %q: %s", strings.Join(l.Argv, " "), why)
+		}
+		// Grants are consulted only for leaves no rule covered (Allows); a leaf that asks
+		// because of an ask rule, a program-launching option, a build runner or a shell
+		// construct would ask again whatever was granted.
+		if l.Rule != "unmatched" {
+			return nil, nil, fmt.Errorf("grant refused for %q: it asks because of %s (%s), which a grant does not override", strings.Join(l.Argv, " "), l.Rule, l.Reason)
+		}
+		if slices.Contains(l.Argv, DynamicWord) {
+			return nil, nil, fmt.Errorf("grant refused for %q: it has words only known when the shell runs", strings.Join(l.Argv, " "))
+		}
+		// A program the agent can rewrite would make "always" cover whatever it writes next.
+		if l.Program != "" && e.roots.Contains(l.Program) {
+			return nil, nil, fmt.Errorf("grant refused for %q: %s is inside the roots, so its content can change", strings.Join(l.Argv, " "), l.Program)
+		}
+		if l.Program == "" && strings.Contains(l.Argv[0], "/") && !filepath.IsAbs(l.Argv[0]) {
+			return nil, nil, fmt.Errorf("grant refused for %q: %s is a relative program path", strings.Join(l.Argv, " "), l.Argv[0])
+		}
+		g := Grant{Argv: slices.Clone(l.Argv), Program: l.Program, Session: o.Session, Saved: o.Persist}
+		if o.Persist {
+			g.Session = ""
+		}
+		if o.Subcommand && len(l.Argv) >= 2 && isSubcommandToken(l.Argv[1]) {
+			g.Argv, g.Prefix = g.Argv[:2], true
+		}
+		want = append(want, g)
+	}
+	if len(want) == 0 {
+		return nil, nil, fmt.Errorf("grant refused: no command in the request needed approval")
+	}
+	return want, nil, nil
 }
 
 // Grants lists the engine's grants (session and saved), oldest first.
