@@ -103,3 +103,79 @@ func cpuTime() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// streamDoc is about size bytes of typical agent Markdown: paragraphs with inline styling,
+// headings, bullet and numbered lists, fenced code blocks.
+func streamDoc(size int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		switch i % 5 {
+		case 0:
+			fmt.Fprintf(&b, "## Step %d\n\n", i)
+		case 1:
+			fmt.Fprintf(&b, "The change in **step %d** touches `ui/diff.go` and keeps the rendered output the same; the tests cover the golden hunks and the large-input fallback.\n\n", i)
+		case 2:
+			fmt.Fprintf(&b, "- first point %d\n- second point with *emphasis*\n- third point\n\n", i)
+		case 3:
+			fmt.Fprintf(&b, "```go\nfunc f%d(x int) int {\n\treturn x * %d\n}\n```\n\n", i, i)
+		default:
+			fmt.Fprintf(&b, "1. run `go test ./ui/`\n2. read the profile %d\n\n", i)
+		}
+	}
+	return b.String()
+}
+
+// splitChunks cuts s into n pieces of (nearly) equal byte length; their concatenation is s.
+func splitChunks(s string, n int) []string {
+	out := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, s[i*len(s)/n:(i+1)*len(s)/n])
+	}
+	return out
+}
+
+// BenchmarkStreamChunks streams one agent message of about 60 KB of Markdown (streamDoc) in N
+// agent_message_chunk updates through the Model as the program receives them (each an
+// acpEventMsg through Update), with a frame built and drawn (redrawMsg: conversation, editor,
+// status → canvas → screen buffer → differ) after every chunk in a 202x54 window: the most
+// frames a turn can cost, which is what happens when chunks come slower than the frame rate
+// (a model streaming tokens). One op is the whole turn: TurnStarted, N chunks, TurnEnded, each
+// with its frame. md-bytes/op is the Markdown handed to glamour.
+func BenchmarkStreamChunks(b *testing.B) {
+	doc := streamDoc(60_000)
+	for _, n := range []int{3000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			chunks := splitChunks(doc, n)
+			b.ReportAllocs()
+			var c0 int64
+			md := 0
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				h := newHarness(&testing.T{}, nil)
+				h.m.scr = newScreen(strings.NewReader(""), &countWriter{}, []string{"TERM=xterm-256color"})
+				h.m.scr.setProfile(colorprofile.TrueColor)
+				h.m.scr.setSize(202, 54)
+				if err := h.m.scr.start(); err != nil {
+					b.Fatal(err)
+				}
+				h.send(tea.WindowSizeMsg{Width: 202, Height: 54})
+				b.StartTimer()
+				if i == 0 {
+					c0 = cpuTime()
+				}
+				h.ev(acpclient.TurnStarted{Prompt: "explain"})
+				h.send(redrawMsg{})
+				for _, c := range chunks {
+					h.ev(acpclient.SessionUpdated{Update: acp.UpdateAgentMessageText(c)})
+					h.send(redrawMsg{})
+				}
+				h.ev(acpclient.TurnEnded{StopReason: string(acp.StopReasonEndTurn)})
+				h.send(redrawMsg{})
+				md += h.m.md.rendered
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(md)/float64(b.N), "md-bytes/op")
+		})
+	}
+	awaitRegexpClock(b)
+}

@@ -41,18 +41,20 @@ type conversation struct {
 	showThoughts bool
 	scroll       int // lines scrolled up from the bottom (0 = follow the end)
 	cache        map[int]convCache
-	total        int // lines of the last render (for clamping scroll)
-	drawnTotal   int // lines when the conversation was last drawn (keeps a scrolled view still)
+	streams      map[int]*mdStream // agent messages still streaming, by timeline index
+	total        int               // lines of the last render (for clamping scroll)
+	drawnTotal   int               // lines when the conversation was last drawn (keeps a scrolled view still)
 }
 
 func newConversation(st *Styles, md *markdown) *conversation {
-	return &conversation{st: st, md: md, cache: map[int]convCache{}}
+	return &conversation{st: st, md: md, cache: map[int]convCache{}, streams: map[int]*mdStream{}}
 }
 
 // setTheme swaps styles (light/dark change) and drops cached renders.
 func (c *conversation) setTheme(st *Styles, md *markdown) {
 	c.st, c.md = st, md
 	clear(c.cache)
+	clear(c.streams)
 }
 
 // previewFunc returns the last lines of a terminal's screen and its state text ("running",
@@ -98,6 +100,18 @@ func (c *conversation) renderItem(s *acpclient.State, i int, it acpclient.Item, 
 		}
 		m := s.Messages[it.Index]
 		sig := fmt.Sprintf("m|%d|%s|%d|%d|%t", width, m.Role, len(m.Text), len(m.Blocks), c.showThoughts)
+		if m.Role == acpclient.RoleAgent && s.Busy && i == len(s.Timeline)-1 {
+			// Still streaming: rendered block by block (mdStream), not whole on every chunk.
+			st := c.streams[i]
+			if st == nil {
+				st = &mdStream{}
+				c.streams[i] = st
+			}
+			return c.cached(i, sig+"|streaming", func() []string { return c.renderMessageWith(m, width, st) })
+		}
+		if len(c.streams) > 0 {
+			delete(c.streams, i) // finished: rendered whole from now on, exactly as before
+		}
 		return c.cached(i, sig, func() []string { return c.renderMessage(m, width) })
 	case acpclient.ItemToolCall:
 		if it.Index >= len(s.ToolCalls) {
@@ -157,6 +171,19 @@ func splitNL(s string) []string {
 }
 
 func (c *conversation) renderMessage(m *acpclient.Message, width int) []string {
+	return c.renderMessageWith(m, width, nil)
+}
+
+// renderMessageWith renders m; an agent message's Markdown goes through stream when it is not
+// nil (a message still streaming), else it is rendered whole.
+func (c *conversation) renderMessageWith(m *acpclient.Message, width int, stream *mdStream) []string {
+	if stream != nil && m.Role == acpclient.RoleAgent {
+		var lines []string
+		if strings.TrimSpace(m.Text) != "" {
+			lines = stream.render(c.md, m.Text, width)
+		}
+		return c.appendBlockLabels(lines, m, width)
+	}
 	text := sanitize(m.Text)
 	var lines []string
 	switch m.Role {
@@ -196,6 +223,11 @@ func (c *conversation) renderMessage(m *acpclient.Message, width int) []string {
 			lines = splitNL(c.md.render(text, width))
 		}
 	}
+	return c.appendBlockLabels(lines, m, width)
+}
+
+// appendBlockLabels appends a dimmed label line per non-text content block of m.
+func (c *conversation) appendBlockLabels(lines []string, m *acpclient.Message, width int) []string {
 	for _, b := range m.Blocks {
 		lines = append(lines, c.st.Dim.Render(truncate("["+blockLabel(b)+"]", width)))
 	}

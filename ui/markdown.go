@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -13,6 +14,7 @@ import (
 type markdown struct {
 	dark, noColor bool
 	renderers     map[int]*glamour.TermRenderer
+	rendered      int // bytes of Markdown given to glamour so far (tests, benchmarks)
 }
 
 func newMarkdown(dark, noColor bool) *markdown {
@@ -48,17 +50,24 @@ func (md *markdown) renderer(width int) *glamour.TermRenderer {
 // render returns text rendered for width cells; plain wrapped text when glamour fails. Leading
 // and trailing blank lines are removed.
 func (md *markdown) render(text string, width int) string {
-	width = max(width, 10)
-	out := ""
-	if r := md.renderer(width); r != nil {
-		if s, err := r.Render(text); err == nil {
-			out = s
-		}
-	}
-	if out == "" {
+	out, ok := md.renderRaw(text, width)
+	if !ok || out == "" {
 		out = wrapPlain(text, width)
 	}
 	return trimBlankLines(out)
+}
+
+// renderRaw is glamour's rendering of text for width cells as it is; ok is false when glamour
+// failed.
+func (md *markdown) renderRaw(text string, width int) (string, bool) {
+	width = max(width, 10)
+	if r := md.renderer(width); r != nil {
+		md.rendered += len(text)
+		if s, err := r.Render(text); err == nil {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 // trimBlankLines drops leading and trailing lines that are empty or only spaces and
@@ -89,3 +98,197 @@ func wrapPlain(text string, width int) string {
 
 // stripSGR removes escape sequences (our own styling) to measure or compare text.
 func stripSGR(s string) string { return ansi.Strip(s) }
+
+// mdStream renders an agent message that is still streaming at a cost that does not grow with
+// the message. The text is cut at top-level block boundaries that later text cannot move (a
+// blank line, then a line that is not indented, outside a fenced code block, and not a list
+// item continuing a list); finished blocks are rendered once and kept, and each call renders
+// only the last finished block and what follows it.
+//
+// Glamour renders a document as the blocks' own renderings joined by separators that depend on
+// the two neighbouring blocks, so the rendering of "previous block + new blocks" minus the
+// standalone rendering of the previous block is exactly what the new blocks add to the whole
+// document's rendering. When that prefix does not match (glamour failed, or a construct this
+// cut cannot see), the whole text is rendered instead from then on. What no cut can see (a link
+// reference defined further down, an HTML block spanning blank lines) may show differently
+// until the message is finished; finished messages are rendered whole (markdown.render), exactly
+// as before.
+type mdStream struct {
+	width   int
+	text    string // the raw text last rendered
+	whole   bool   // the incremental rendering failed: render the whole text
+	done    int    // bytes of text rendered into doneLines and donePart (a block boundary)
+	last    int    // start of the last block before done (its text is text[last:done])
+	lastRaw string // glamour's standalone rendering of text[last:done]
+	// doneLines are the complete lines (right-trimmed) of the rendering of text[:done],
+	// donePart the incomplete line after them.
+	doneLines []string
+	donePart  string
+
+	// block boundary scan
+	scan      int    // bytes of text examined (a line start)
+	cut       int    // the last block boundary found (≥ done)
+	prevCut   int    // the boundary before cut
+	fence     string // the opening fence ("```", "~~~~", …) while inside a fenced code block
+	inBlock   bool   // a non-blank line was seen since cut
+	listBlock bool   // the block that starts at cut begins with a list item
+	prevBlank bool   // the line before scan is blank
+}
+
+// render returns the lines of text (raw agent Markdown, sanitised here) rendered at width
+// cells, as splitNL(md.render(sanitize(text), width)) would. text is expected to extend the
+// text of the previous call; anything else starts over.
+func (s *mdStream) render(md *markdown, text string, width int) []string {
+	if width != s.width || len(text) < len(s.text) || text[:len(s.text)] != s.text {
+		*s = mdStream{width: width}
+	}
+	s.text = text
+	if s.whole {
+		return splitNL(md.render(sanitize(text), width))
+	}
+	s.scanLines()
+	if s.cut > s.done {
+		piece, ok := s.add(md, s.cut)
+		if !ok {
+			s.whole = true
+			return splitNL(md.render(sanitize(text), width))
+		}
+		s.doneLines, s.donePart = appendRaw(s.doneLines, s.donePart, piece)
+		// The standalone rendering of the new last block, for the next step.
+		s.last = s.prevCut
+		if s.prevCut < s.done {
+			s.last = s.done
+		}
+		s.lastRaw, _ = md.renderRaw(sanitize(text[s.last:s.cut]), width)
+		s.done = s.cut
+	}
+	lines := slices.Clip(s.doneLines)
+	part := s.donePart
+	if s.done < len(text) {
+		piece, ok := s.add(md, len(text))
+		if !ok {
+			s.whole = true
+			return splitNL(md.render(sanitize(text), width))
+		}
+		lines, part = appendRaw(lines, part, piece)
+	}
+	lines = append(lines, strings.TrimRight(part, " "))
+	// As trimBlankLines: no blank lines at either end.
+	start, end := 0, len(lines)
+	for start < end && isBlankStyled(lines[start]) {
+		start++
+	}
+	for end > start && isBlankStyled(lines[end-1]) {
+		end--
+	}
+	return lines[start:end]
+}
+
+// add returns what text[s.done:end] adds to the rendering of text[:s.done]: the rendering of
+// text[s.last:end] minus that of its first block, text[s.last:s.done]. ok is false when the
+// latter is not a prefix of the former.
+func (s *mdStream) add(md *markdown, end int) (piece string, ok bool) {
+	raw, ok := md.renderRaw(sanitize(s.text[s.last:end]), s.width)
+	if !ok {
+		return "", false
+	}
+	if s.done == 0 {
+		return raw, true
+	}
+	return strings.CutPrefix(raw, s.lastRaw)
+}
+
+// appendRaw appends raw rendered text to lines (complete, right-trimmed) and part (the
+// incomplete last line), returning both.
+func appendRaw(lines []string, part, raw string) ([]string, string) {
+	for {
+		nl := strings.IndexByte(raw, '\n')
+		if nl < 0 {
+			return lines, part + raw
+		}
+		lines = append(lines, strings.TrimRight(part+raw[:nl], " "))
+		part, raw = "", raw[nl+1:]
+	}
+}
+
+// scanLines examines the complete lines of s.text after s.scan for block boundaries.
+func (s *mdStream) scanLines() {
+	for {
+		nl := strings.IndexByte(s.text[s.scan:], '\n')
+		if nl < 0 {
+			return
+		}
+		start := s.scan
+		line := strings.TrimSuffix(s.text[start:start+nl], "\r")
+		s.scan += nl + 1
+		if s.fence != "" {
+			if isFenceClose(line, s.fence) {
+				s.fence = ""
+			}
+			continue
+		}
+		blank := strings.TrimLeft(line, " \t") == ""
+		if !blank {
+			indented := line[0] == ' ' || line[0] == '\t'
+			item := isListItem(line)
+			if s.inBlock && s.prevBlank && !indented && !(s.listBlock && item) {
+				s.prevCut, s.cut, s.inBlock = s.cut, start, false
+			}
+			if !s.inBlock {
+				s.inBlock, s.listBlock = true, item
+			}
+			s.fence = fenceOpen(line)
+		}
+		s.prevBlank = blank
+	}
+}
+
+// fenceOpen returns the fence that line opens (a run of three or more ` or ~ after at most
+// three spaces; CommonMark), or "".
+func fenceOpen(line string) string {
+	l := strings.TrimLeft(line, " ")
+	if len(line)-len(l) > 3 || len(l) < 3 || (l[0] != '`' && l[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(l) && l[n] == l[0] {
+		n++
+	}
+	if n < 3 || (l[0] == '`' && strings.ContainsRune(l[n:], '`')) {
+		return ""
+	}
+	return l[:n]
+}
+
+// isFenceClose reports whether line closes a code block opened by fence: at most three
+// spaces, a run of the same character at least as long, then only spaces.
+func isFenceClose(line, fence string) bool {
+	l := strings.TrimLeft(line, " ")
+	if len(line)-len(l) > 3 {
+		return false
+	}
+	n := 0
+	for n < len(l) && l[n] == fence[0] {
+		n++
+	}
+	return n >= len(fence) && strings.TrimRight(l[n:], " \t") == ""
+}
+
+// isListItem reports whether line starts a list item ("-", "*", "+", or 1–9 digits and "." or
+// ")", then a space, a tab or the end of the line).
+func isListItem(line string) bool {
+	l := strings.TrimLeft(line, " ")
+	n := 0
+	for n < len(l) && n < 10 && l[n] >= '0' && l[n] <= '9' {
+		n++
+	}
+	switch {
+	case n == 0 && len(l) > 0 && (l[0] == '-' || l[0] == '*' || l[0] == '+'):
+		n = 1
+	case n > 0 && n <= 9 && n < len(l) && (l[n] == '.' || l[n] == ')'):
+		n++
+	default:
+		return false
+	}
+	return n == len(l) || l[n] == ' ' || l[n] == '\t'
+}

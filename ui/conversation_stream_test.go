@@ -1,0 +1,113 @@
+package ui
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acpterm/acpterm/acpclient"
+)
+
+// awaitRegexpClock waits until the clock goroutine of regexp2 (started by chroma's highlighting
+// of code blocks, with a 250 ms match timeout) has ended, about 1.4 s after the last code block
+// was highlighted, so goleak's check at the end of the package does not see it.
+func awaitRegexpClock(tb testing.TB) {
+	tb.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if !bytes.Contains(buf[:n], []byte("regexp2.runClock")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatal("regexp2's clock goroutine still runs after 20 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// streamDocs are agent replies with every kind of top-level block, including ones that span
+// blank lines (fenced code, loose and nested lists, indented code, quotes with lists).
+var streamDocs = []string{
+	"# Title\n\nSome para\nwith two lines.\n\n> quote\n> more\n\nAfter quote.\n\n---\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nText after table.\n\n### H3\n\n1. one\n2. two\n\n   indented para in item\n\n3. three\n\nend [link](http://x.y) and <http://auto.link>.\n",
+	"* a\n* b\n\n* c loose\n\nPara\n\n```\nplain\n\ncode\n```\n\n    indented code\n\n    more\n\nlast\n",
+	"Setext\n======\n\n- a\n  - nested\n\n    ```sh\n    make\n\n    test\n    ```\n- b\n\n> - q1\n>\n> - q2\n\n1) x\n2) y\n\nmid\n\n3) z\n\n- - -\n\n***bold italic***\n\n~~~\ntilde\n\n~~~\n\nTail para with trailing spaces  \nand a hard break.\n\n\n\n  leading-space para\n\n\tTab code\n\nfinal \x1b[31mred\x1b[0m\r\n",
+}
+
+func TestMDStreamEqualsWholeRender(t *testing.T) {
+	md := newMarkdown(true, false)
+	for di, doc := range append(streamDocs, streamDoc(1000)) {
+		for _, width := range []int{60} {
+			var s mdStream
+			step := max(len(doc)/20, 1)
+			for i := step; ; i += step {
+				i = min(i, len(doc))
+				p := doc[:i]
+				if strings.TrimSpace(p) != "" {
+					got := strings.Join(s.render(md, p, width), "\n")
+					if want := md.render(sanitize(p), width); got != want {
+						t.Fatalf("doc %d width %d, after %q:\n%s\n---- whole render:\n%s", di, width, p, got, want)
+					}
+				}
+				if i == len(doc) {
+					break
+				}
+			}
+			if s.whole {
+				t.Errorf("doc %d width %d: fell back to whole renders", di, width)
+			}
+		}
+	}
+	awaitRegexpClock(t)
+}
+
+// TestStreamingRendersOnlyTheTail streams a reply through the Model with a frame after every
+// chunk, as the program does when chunks come slower than frames: the Markdown given to glamour
+// must grow with the reply, not with the reply times the chunks (before: every frame rendered
+// the whole reply again). The finished reply is rendered whole, as before.
+func TestStreamingRendersOnlyTheTail(t *testing.T) {
+	doc := streamDoc(4000)
+	h := newHarness(t, nil)
+	h.ev(acpclient.TurnStarted{Prompt: "explain"})
+	h.screenText()
+	chunks := splitChunks(doc, 100)
+	for _, c := range chunks {
+		h.ev(agentChunk(c))
+		h.screenText()
+	}
+	streamed := h.m.md.rendered
+	t.Logf("glamour got %d bytes while streaming %d bytes in 100 chunks", streamed, len(doc))
+	// Each frame renders the last finished block and the growing one (each under 200 bytes
+	// here), each finished block is rendered twice more (alone, and after the one before it);
+	// a whole render per frame would be about 100 × 2 KB = 200 KB.
+	if streamed > 3*len(doc)+100*400 {
+		t.Fatalf("glamour got %d bytes while streaming %d bytes in 100 chunks", streamed, len(doc))
+	}
+	width := h.m.lay.conv.Dx()
+	live := append([]string(nil), h.m.conv.render(&h.m.state, nil, width, nil)...)
+	h.ev(acpclient.TurnEnded{StopReason: string(acp.StopReasonEndTurn)})
+	h.screenText()
+	if got := h.m.md.rendered - streamed; got != len(doc) {
+		t.Fatalf("finished reply: glamour got %d bytes, want the whole %d once", got, len(doc))
+	}
+	if len(h.m.conv.streams) != 0 {
+		t.Fatalf("%d streams kept after the turn", len(h.m.conv.streams))
+	}
+	final := h.m.conv.render(&h.m.state, nil, width, nil)
+	c := newConversation(h.m.st, newMarkdown(h.m.dark, h.m.noColor))
+	want := c.renderMessage(h.m.state.Messages[1], width)
+	got := final[len(final)-len(want):]
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatal("finished reply differs from a whole render")
+	}
+	// And what was shown while streaming was already the same.
+	if strings.Join(live[len(live)-len(want):], "\n") != strings.Join(want, "\n") {
+		t.Fatal("streamed rendering differs from the whole render")
+	}
+	awaitRegexpClock(t)
+}
