@@ -101,6 +101,13 @@ func (e *Engine) DecideCommand(r CommandRequest) Decision {
 		return &finding{verdict: fd.Verdict, rule: "redirect: " + fd.Rule, reason: fd.Reason, construct: "redirect to " + fd.Path}
 	}
 	a := newAnalyzer(p, d.Cwd, rt.home, judge)
+	a.judgeEntry = func(abs string) *finding {
+		fd := e.decideEntry(abs)
+		if fd.Verdict == Allow {
+			return nil
+		}
+		return &finding{verdict: fd.Verdict, rule: "redirect: " + fd.Rule, reason: fd.Reason, construct: "redirect to " + fd.Path}
+	}
 	a.run(staticWords(d.Argv), actx{lang: syntax.LangPOSIX})
 	p.finish(&d, a, req, rt, func(l Leaf) (string, bool) { return e.grants.Allows(r.Session, l) })
 	return d

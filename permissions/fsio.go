@@ -41,7 +41,7 @@ const MaxFileBytes = 8 << 20
 // than one hard link or that is not a regular file → at least ask (B39); otherwise the
 // [policy.fs] read verdict. Decision.Path is the real path (symlinks resolved).
 func (e *Engine) DecideRead(path string) Decision {
-	return e.decideFile(path, false)
+	return e.decideFile(path, false, false)
 }
 
 // DecideWrite decides an fs/write_text_file of path: like DecideRead with the write verdict
@@ -49,16 +49,38 @@ func (e *Engine) DecideRead(path string) Decision {
 // config and state, shell rc files, ~/.ssh) are denied whatever the rules say; an existing target
 // that is a symlink, has Nlink > 1 or is not a regular file is at least ask (B39).
 func (e *Engine) DecideWrite(path string) Decision {
-	return e.decideFile(path, true)
+	return e.decideFile(path, true, false)
 }
 
-func (e *Engine) decideFile(path string, write bool) Decision {
+// decideEntry decides removing or renaming the directory entry path itself (rm, unlink, the
+// sources of mv): when path is a symbolic link, only the link goes, so it is judged by its own
+// location (its directory resolved, its name not followed) rather than by its target. Anything
+// else is DecideWrite.
+func (e *Engine) decideEntry(path string) Decision {
+	return e.decideFile(path, true, true)
+}
+
+func (e *Engine) decideFile(path string, write, entry bool) Decision {
 	op, verdictCfg, globs := "read", e.cfg.Policy.FS.Read, e.cfg.Policy.FS.DenyRead
 	if write {
 		op, verdictCfg, globs = "write", e.cfg.Policy.FS.Write, e.cfg.Policy.FS.DenyWrite
 	}
 	d := Decision{Verdict: Deny, Path: path}
-	real, _, err := e.roots.Resolve(path)
+	if entry {
+		if st, err := os.Lstat(filepath.Clean(path)); err != nil || st.Mode()&os.ModeSymlink == 0 || !filepath.IsAbs(path) {
+			entry = false
+		}
+	}
+	var real string
+	var err error
+	if entry {
+		var dir string
+		if dir, _, err = e.roots.Resolve(filepath.Dir(filepath.Clean(path))); err == nil {
+			real = filepath.Join(dir, filepath.Base(filepath.Clean(path)))
+		}
+	} else {
+		real, _, err = e.roots.Resolve(path)
+	}
 	if real != "" {
 		d.Path = real
 	}
@@ -99,11 +121,12 @@ func (e *Engine) decideFile(path string, write bool) Decision {
 	}
 	// B39: the target's inode may be shared with a file outside the roots; a symlink at the
 	// requested name is itself a concern for writes.
+	// Removing or renaming a link (entry) touches neither its target nor the target's inode.
 	var why string
-	if st, err := os.Lstat(filepath.Clean(path)); err == nil {
+	if st, err := os.Lstat(filepath.Clean(path)); err == nil && !entry {
 		why = oddFile(st, write)
 	}
-	if why == "" && real != filepath.Clean(path) {
+	if why == "" && real != filepath.Clean(path) && !entry {
 		if st, err := os.Lstat(real); err == nil {
 			why = oddFile(st, write)
 		}

@@ -139,16 +139,19 @@ func staticWords(ss []string) []wv {
 
 // analyzer walks one request's commands and collects leaves and findings.
 type analyzer struct {
-	pol      *commandPolicy
-	home     string                                // HOME of the child environment (tilde expansion)
-	judge    func(abs string, write bool) *finding // path check for redirect targets; nil = fine
-	leaves   []*rawLeaf
-	notes    []finding
-	bytes    int
-	over     string // budget overrun ("" = none); makes the decision deny
-	cwd      cwdState
-	funcs    map[string]bool
-	fieldCfg *expand.Config
+	pol   *commandPolicy
+	home  string                                // HOME of the child environment (tilde expansion)
+	judge func(abs string, write bool) *finding // path check for redirect targets; nil = fine
+	// judgeEntry checks removing or moving the directory entry abs itself (a symlink is
+	// judged where it is, not by its target); nil = judge(abs, true).
+	judgeEntry func(abs string) *finding
+	leaves     []*rawLeaf
+	notes      []finding
+	bytes      int
+	over       string // budget overrun ("" = none); makes the decision deny
+	cwd        cwdState
+	funcs      map[string]bool
+	fieldCfg   *expand.Config
 	// allexport is set once the script ran set -a / set -o allexport: every later assignment
 	// is exported to children.
 	allexport bool
@@ -940,6 +943,19 @@ func (a *analyzer) checkPath(p string, write bool, what string) {
 	}
 }
 
+// checkEntry is checkPath for a directory entry that is removed or moved as such (rm, unlink,
+// mv's sources): judgeEntry judges a symbolic link by its own location, not by its target.
+func (a *analyzer) checkEntry(p, what string) {
+	if a.judgeEntry == nil {
+		a.checkPath(p, true, what)
+		return
+	}
+	saved := a.judge
+	a.judge = func(abs string, _ bool) *finding { return a.judgeEntry(abs) }
+	a.checkPath(p, true, what)
+	a.judge = saved
+}
+
 func isDigits(s string) bool {
 	if s == "" {
 		return false
@@ -1322,6 +1338,7 @@ var knownWriters = map[string]struct {
 	"mkdir":    {"m", "all"},
 	"rm":       {"", "all"},
 	"rmdir":    {"", "all"},
+	"unlink":   {"", "all"},
 	"tee":      {"", "all"},
 	"truncate": {"sr", "all"},
 	"shred":    {"nsu", "all"},
@@ -1420,6 +1437,7 @@ func (a *analyzer) writeTargets(words []wv) {
 		}
 		operands = append(operands, s)
 	}
+	var entries map[int]bool // indexes into targets of directory entries removed or moved as such
 	switch spec.mode {
 	case "last":
 		if len(targets) == 0 && len(operands) > 0 {
@@ -1430,7 +1448,21 @@ func (a *analyzer) writeTargets(words []wv) {
 			targets = append(targets, last)
 		}
 	case "all":
+		// rm, unlink and mv's sources remove or move the directory entry itself: a symlink
+		// among them is judged by where the link is, not where it points (checkEntry). mv's
+		// destination (its last operand without -t) follows links like any write.
+		firstEntry := len(targets)
 		targets = append(targets, operands...)
+		if tool == "rm" || tool == "unlink" || tool == "mv" {
+			nEntries := len(operands)
+			if tool == "mv" && firstEntry == 0 && nEntries > 0 {
+				nEntries-- // no -t: the last operand is the destination
+			}
+			entries = make(map[int]bool, nEntries)
+			for k := 0; k < nEntries; k++ {
+				entries[firstEntry+k] = true
+			}
+		}
 	case "skip1":
 		if !ref && !modeSeen && len(operands) > 0 {
 			operands = operands[1:]
@@ -1443,12 +1475,16 @@ func (a *analyzer) writeTargets(words []wv) {
 			}
 		}
 	}
-	for _, t := range targets {
+	for k, t := range targets {
 		if t == "" || t == "-" && tool == "tee" {
 			continue
 		}
 		n := len(a.notes)
-		a.checkPath(t, true, tool+" writes "+t)
+		if entries[k] && !strings.HasSuffix(t, "/") { // rm -r link/ follows the link
+			a.checkEntry(t, tool+" writes "+t)
+		} else {
+			a.checkPath(t, true, tool+" writes "+t)
+		}
 		// The program itself is allowed to write files, so the [policy.fs] write verdict (made
 		// for fs/write_text_file and redirects) does not apply; outside the roots, protected
 		// paths, deny_write globs and links still do.
