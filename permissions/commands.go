@@ -955,13 +955,40 @@ func splitUnescaped(s string, d byte) []string {
 // They are at least ask even when an allow rule matches.
 func buildRunner(argv []string) (launchReason, bool) {
 	tool := path.Base(argv[0])
-	sub := ""
+	// The subcommand is the first word that is not an option. A word right after an option
+	// written without "=" may be that option's value (npm --prefix . run x, cargo -Z flag build),
+	// so it is only a candidate and the search goes on; +toolchain (cargo +nightly build) is
+	// skipped. Every candidate is checked: a value that happens to be a subcommand name is
+	// only stricter.
+	var subs []string
+	afterOpt := false
 	for _, a := range argv[1:] {
-		if !strings.HasPrefix(a, "-") {
-			sub = a
+		if a == "--" {
 			break
 		}
+		if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+") {
+			afterOpt = strings.HasPrefix(a, "-") && !strings.Contains(a, "=")
+			continue
+		}
+		subs = append(subs, a)
+		if !afterOpt {
+			break
+		}
+		afterOpt = false
 	}
+	for _, sub := range subs {
+		if why, ok := buildRunnerSub(argv, tool, sub); ok {
+			return why, true
+		}
+	}
+	if len(subs) == 0 {
+		return buildRunnerSub(argv, tool, "")
+	}
+	return launchReason{}, false
+}
+
+// buildRunnerSub is buildRunner for one candidate subcommand sub.
+func buildRunnerSub(argv []string, tool, sub string) (launchReason, bool) {
 	hit := func(what string) (launchReason, bool) {
 		return launchReason{rule: what, reason: what + " runs scripts from workspace files the agent can edit (package.json, Makefile …)"}, true
 	}

@@ -111,3 +111,56 @@ func TestOptionSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerSubcommandSpellings: a build runner's subcommand is found after options that take a
+// value (npm --prefix . run x) and after a +toolchain (cargo +nightly build), so an allow rule
+// for the program does not let it run workspace recipes unasked.
+func TestRunnerSubcommandSpellings(t *testing.T) {
+	f := newCmdFixture(t, config.Commands{Allow: []string{"npm", "cargo", "uv"}})
+	cases := []struct {
+		argv   []string
+		want   Verdict
+		reason string
+	}{
+		{[]string{"npm", "--prefix", ".", "run", "evil"}, Ask, "npm run runs scripts from workspace files"},
+		{[]string{"npm", "-w", "pkg", "test"}, Ask, "npm test runs scripts"},
+		{[]string{"cargo", "+nightly", "build"}, Ask, "cargo build runs scripts"},
+		{[]string{"cargo", "-Z", "unstable-options", "build"}, Ask, "cargo build runs scripts"},
+		{[]string{"uv", "--directory", "x", "run", "y"}, Ask, "uv run runs scripts"},
+		{[]string{"npm", "--version"}, Allow, `matches allow rule "npm"`},
+		{[]string{"npm", "ls", "--depth=0"}, Allow, `matches allow rule "npm"`},
+		{[]string{"cargo", "--color=never", "fmt"}, Allow, `matches allow rule "cargo"`},
+	}
+	for _, c := range cases {
+		d := f.e.DecideCommand(CommandRequest{Command: c.argv[0], Args: c.argv[1:]})
+		if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
+			t.Errorf("%q: %s %q (%s), want %s with reason containing %q", c.argv, d.Verdict, d.Rule, d.Reason, c.want, c.reason)
+		}
+	}
+}
+
+// TestInlineCodeSpellings: inline interpreter code written as a bundle (node -pe, perl -lne) or
+// as an (abbreviated) long option (php --run, --process-c) is at least ask with the
+// interpreter allowed.
+func TestInlineCodeSpellings(t *testing.T) {
+	f := newCmdFixture(t, config.Commands{Allow: []string{"node", "perl", "php", "python3"}})
+	cases := []struct {
+		argv   []string
+		want   Verdict
+		reason string
+	}{
+		{[]string{"node", "-pe", "require('child_process').execSync('id')"}, Ask, "node -pe runs inline or preloaded code"},
+		{[]string{"perl", "-lne", "system('id')", "f"}, Ask, "perl -lne runs inline code"},
+		{[]string{"php", "--run=system('id');"}, Ask, "php --run runs inline code"},
+		{[]string{"php", "--process-c", "system('id');"}, Ask, "php --process-code runs inline code"},
+		{[]string{"python3", "-Ic", "import os"}, Ask, "python3 -Ic runs inline code"},
+		{[]string{"node", "--version"}, Allow, `matches allow rule "node"`},
+		{[]string{"php", "--version"}, Allow, `matches allow rule "php"`},
+	}
+	for _, c := range cases {
+		d := f.e.DecideCommand(CommandRequest{Command: c.argv[0], Args: c.argv[1:]})
+		if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
+			t.Errorf("%q: %s %q (%s), want %s with reason containing %q", c.argv, d.Verdict, d.Rule, d.Reason, c.want, c.reason)
+		}
+	}
+}

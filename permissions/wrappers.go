@@ -531,8 +531,9 @@ func inlineCode(argv []string) (string, bool) {
 	case base == "node" || base == "nodejs" || base == "bun":
 		for _, a := range argv[1:] {
 			if a == "-e" || a == "--eval" || a == "-p" || a == "--print" || strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--print=") ||
-				a == "-r" || a == "--require" || a == "--import" || strings.HasPrefix(a, "--require=") || strings.HasPrefix(a, "--import=") || strings.HasPrefix(a, "--loader") {
-				return base + " " + a + " runs inline or preloaded code", true
+				a == "-r" || a == "--require" || a == "--import" || strings.HasPrefix(a, "--require=") || strings.HasPrefix(a, "--import=") || strings.HasPrefix(a, "--loader") ||
+				strings.HasPrefix(a, "--experimental-loader") || (len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "epr")) {
+				return base + " " + a + " runs inline or preloaded code", true // also bundled: node -pe CODE
 			}
 		}
 		if base == "bun" && len(argv) > 1 && (argv[1] == "run" || argv[1] == "x" || argv[1] == "exec") {
@@ -574,6 +575,11 @@ func inlineCode(argv []string) (string, bool) {
 			return "", false // script file: a program the rules decide on
 		}
 		if strings.HasPrefix(a, "--") {
+			if strings.HasPrefix(base, "php") {
+				if o, ok := longAbbrevAny(a, []string{"--run", "--process-begin", "--process-code", "--process-end", "--process-file"}); ok {
+					return base + " " + o + " runs inline code", true
+				}
+			}
 			continue
 		}
 		for _, f := range flags {
