@@ -15,7 +15,7 @@ func TestOptionSpellings(t *testing.T) {
 	f := newCmdFixtureFS(t, config.Commands{
 		Allow: []string{"tar", "cp", "mv", "sort", "sed", "rsync", "chmod", "install", "timeout", "env", "git status", "git diff",
 			"git log", "git grep", "git clone", "git archive", "git help", "git rebase", "man", "ssh", "scp", "sftp", "rg", "zip",
-			"sdiff", "diff3", "ls"},
+			"sdiff", "diff3", "ls", "time"},
 		Deny: []string{"rm", "curl"},
 	}, config.FS{Read: "allow", Write: "allow"})
 	cases := []struct {
@@ -103,6 +103,8 @@ func TestOptionSpellings(t *testing.T) {
 		{[]string{"timeout", "--k=1", "5", "curl", "x"}, Deny, `deny rule "curl"`},
 		{[]string{"env", "--split=curl x"}, Deny, `deny rule "curl"`},
 		{[]string{"env", "--ch=/etc", "ls"}, Ask, "cd to /etc, which is outside the roots"},
+		{[]string{"time", "--out=/etc/x", "ls"}, Deny, "time -o /etc/x: write denied"},
+		{[]string{"time", "--o", "/etc/x", "ls"}, Deny, "time -o /etc/x: write denied"},
 	}
 	for _, c := range cases {
 		d := f.e.DecideCommand(CommandRequest{Command: c.argv[0], Args: c.argv[1:]})
