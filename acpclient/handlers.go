@@ -203,6 +203,12 @@ func (c *Client) gate(ctx context.Context, kind string, d permissions.Decision, 
 			c.audit(kind, &d, r.by, "deny")
 			return deniedErr(kind+" of "+path, d, refuser(r.by))
 		}
+		if r.choice == AllowSession || r.choice == SaveRule {
+			// A grant for exactly this file and operation, for the session or saved.
+			if _, err := c.o.Engine.Grant(d, r.choice == SaveRule); err != nil {
+				c.q.push(Notice{Level: "warn", Text: "could not remember the approval: " + err.Error()})
+			}
+		}
 		c.audit(kind, &d, r.by, "allow")
 		return nil
 	default:

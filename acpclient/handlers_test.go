@@ -495,6 +495,47 @@ func TestFileWriteAskShowsDiff(t *testing.T) {
 	}
 }
 
+// "Allow for this session" on a write prompt grants writes of exactly that file: the next write
+// of it is not asked again; another file still is.
+func TestFileWriteAllowSessionGrantsThatFile(t *testing.T) {
+	h := start(t, setup{})
+	p := filepath.Join(h.dir, "w.txt")
+	other := filepath.Join(h.dir, "other.txt")
+	h.c.Prompt("write " + p + " 3")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	h.c.Answer(ask.ID, Answer{Choice: AllowSession})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	if te := h.turn("write " + p + " 5"); te.Err != nil {
+		t.Fatalf("second write: %v", te.Err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "wwwww" {
+		t.Fatalf("file = %q after the granted write", b)
+	}
+	asks := 0
+	for _, e := range h.snapshot() {
+		if a, ok := e.(PermissionAsked); ok {
+			asks++
+			if a.Kind != "write" {
+				t.Errorf("unexpected ask %+v", a)
+			}
+		}
+		if n, ok := e.(Notice); ok && strings.Contains(n.Text, "could not remember") {
+			t.Errorf("grant refused: %s", n.Text)
+		}
+	}
+	if asks != 1 {
+		t.Fatalf("%d write prompts, want 1 (the second write is granted)", asks)
+	}
+	h.c.Prompt("write " + other + " 2")
+	a := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	if a.Diff == nil || a.Diff.Path != other {
+		t.Fatalf("write of another file: asked %+v, want a prompt for %s", a, other)
+	}
+	h.c.Answer(a.ID, Answer{Choice: Deny})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+}
+
 func TestEightMiBFileWrite(t *testing.T) {
 	h := start(t, setup{policy: func(p *config.Policy) { p.FS.Write = "allow" }})
 	p := filepath.Join(h.dir, "big.txt")

@@ -564,3 +564,27 @@ func TestTUIStartingLine(t *testing.T) {
 	}
 	e.waitNoLeftovers(t)
 }
+
+// TestTUIWriteAllowForSession: "allow for this session" on a write prompt grants writes of that
+// file: the next write is not asked, and the grants view lists it.
+func TestTUIWriteAllowForSession(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask"))
+	tm := startDemo(t, e, "write")
+	tm.waitFor("Write file?")
+	tm.waitFor(modalReady)
+	tm.keys("s")
+	tm.waitFor("wrote " + e.project + "/demo.md (93 bytes, edit 1)")
+	tm.typeText("write")
+	tm.keys("Enter")
+	tm.waitMatch(regexp.MustCompile(`wrote \S+/demo\.md \(\d+ bytes, edit 2\)`))
+	if screen := tm.capture(); strings.Contains(screen, "Write file?") {
+		t.Fatalf("the granted write was asked again:\n%s", screen)
+	}
+	tm.keys("M-g")
+	tm.waitFor("Grants · d revokes")
+	tm.waitFor("grant: write " + e.project + "/demo.md")
+	tm.keys("Escape")
+	tm.waitGone("Grants · d revokes") // before the next key: ESC + key would read as alt+key
+	quit(t, e, tm, 0)
+}

@@ -62,15 +62,21 @@ var dismissChoice = approvalChoice{role: "dismiss", key: "d", label: "Dismiss (a
 
 // choicesFor lists the answers for a request: the agent's own options in its order (each keyed
 // by its kind's binding; the first option of a kind gets the key) followed by Dismiss when none
-// of them is a one-time choice, or acpterm's four choices for its own prompts (a allow once,
-// s allow for this session, S save as rule, d deny).
-func choicesFor(p acpclient.PermissionAsked, km *KeyMap) []approvalChoice {
+// of them is a one-time choice, or acpterm's choices for its own prompts (a allow once, s allow
+// for this session, S save as rule, d deny; s and S only when grantErr is nil, that is, when the
+// policy can turn the decision into a grant).
+func choicesFor(p acpclient.PermissionAsked, km *KeyMap, grantErr error) []approvalChoice {
 	if ownPrompt(p) {
+		once := approvalChoice{role: "once", key: "a", label: "Allow once", answer: acpclient.Answer{Choice: acpclient.AllowOnce}}
+		deny := approvalChoice{role: "reject", key: "d", label: "Deny", answer: acpclient.Answer{Choice: acpclient.Deny}}
+		if grantErr != nil {
+			return []approvalChoice{once, deny}
+		}
 		return []approvalChoice{
-			{role: "once", key: "a", label: "Allow once", answer: acpclient.Answer{Choice: acpclient.AllowOnce}},
+			once,
 			{role: "always", key: "s", label: "Allow for this session", answer: acpclient.Answer{Choice: acpclient.AllowSession}},
 			{role: "save", key: "S", label: "Save as rule", answer: acpclient.Answer{Choice: acpclient.SaveRule}},
-			{role: "reject", key: "d", label: "Deny", answer: acpclient.Answer{Choice: acpclient.Deny}},
+			deny,
 		}
 	}
 	used := map[string]bool{}
@@ -142,8 +148,8 @@ func newApprovals() *approvals {
 
 // handleKey answers or navigates the front request p. It returns the answer to send (nil when
 // the key only moved the highlight or was not an answer) and whether the key was consumed.
-func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km *KeyMap) (*acpclient.Answer, bool) {
-	cs := choicesFor(p, km)
+func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km *KeyMap, grantErr error) (*acpclient.Answer, bool) {
+	cs := choicesFor(p, km, grantErr)
 	sel, ok := a.sel[p.ID]
 	if !ok {
 		sel = defaultChoice(cs)
@@ -213,8 +219,10 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 // render draws the front request as the modal's text (width cells wide, at most maxH lines).
 // A non-empty wait replaces the key hint while the modal does not take keys yet
 // (Model.modalArmsAt); the hint "enter choose …" shows only once it does.
-func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, n, total int, wait string, width, maxH int) string {
-	cs := choicesFor(p, km)
+// grantErr (Model.grantErr) is why the own prompt offers no "always" choice, shown under the
+// policy lines; nil when it does.
+func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, n, total int, wait string, grantErr error, width, maxH int) string {
+	cs := choicesFor(p, km, grantErr)
 	sel, ok := a.sel[p.ID]
 	if !ok {
 		sel = defaultChoice(cs)
@@ -247,6 +255,9 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	}
 	if d := p.Policy; d != nil {
 		body = append(body, policyLines(st, d, inner)...)
+		if grantErr != nil && ownPrompt(p) {
+			body = append(body, wrapLabeled(st.Dim.Render("no \"always\": "), st.Dim.Render(revealLine(grantErr.Error())), inner)...)
+		}
 	}
 	for _, c := range p.ToolCall.Content {
 		if c.Diff != nil {

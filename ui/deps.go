@@ -47,10 +47,13 @@ type termsAPI interface {
 	SetDefaultSize(s terminals.Size)
 }
 
-// grantsAPI lists and revokes this session's "always" grants.
+// grantsAPI lists and revokes this session's "always" grants, and says whether a decision can
+// become one (permissions.Engine.CanGrant: the approval modal offers "allow for this session" and
+// "save as rule" only then).
 type grantsAPI interface {
 	Grants() []permissions.Grant
 	Revoke(id string) error
+	CanGrant(d permissions.Decision) error
 }
 
 // deps is what newModel needs; Run builds it from Options, tests from fakes.

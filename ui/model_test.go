@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,7 +110,12 @@ func (f fakeTerms) Get(id string) (paneTerm, bool) {
 	return t, ok
 }
 
-type fakeGrants struct{ list []permissions.Grant }
+type fakeGrants struct {
+	list     []permissions.Grant
+	canGrant error // what CanGrant answers
+}
+
+func (g *fakeGrants) CanGrant(permissions.Decision) error { return g.canGrant }
 
 func (g *fakeGrants) Grants() []permissions.Grant { return append([]permissions.Grant(nil), g.list...) }
 func (g *fakeGrants) Revoke(id string) error {
@@ -1409,4 +1415,30 @@ func TestApprovalRevealsHiddenCharacters(t *testing.T) {
 	if scr := h.screenText(); !strings.Contains(scr, `touch safe_looking\rrm -f Makefile \u202eexe.txt`) {
 		t.Fatalf("the modal hides characters of the title:\n%s", scr)
 	}
+}
+
+// An own prompt whose decision cannot become a grant (a build runner, a shell …) offers only
+// allow once and deny, and says why; s and S do nothing.
+func TestOwnPromptWithoutGrantOffersNoAlways(t *testing.T) {
+	h := newHarness(t, nil)
+	h.grants.canGrant = errors.New(`grant refused for "make": make is a build runner executing workspace recipes`)
+	title := "make"
+	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", Policy: &permissions.Decision{Verdict: permissions.Ask, Rule: "runner: make", Reason: "make runs the Makefile"},
+		ToolCall: acp.ToolCallUpdate{Title: &title}})
+	scr := h.screenText()
+	for _, want := range []string{"a/1   Allow once", "d/2   Deny", `no "always": grant refused for "make": make is a build runner executing workspace recipes`} {
+		if !strings.Contains(scr, want) {
+			t.Fatalf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	for _, bad := range []string{"Allow for this session", "Save as rule"} {
+		if strings.Contains(scr, bad) {
+			t.Fatalf("screen offers %q:\n%s", bad, scr)
+		}
+	}
+	h.key("s")
+	h.key("S")
+	wantCalls(t, h.agent.take())
+	h.key("2")
+	wantCalls(t, h.agent.take(), `answer c1 option="" choice="deny"`)
 }

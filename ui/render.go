@@ -91,7 +91,7 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 					wait = "typing goes to the prompt · pause to answer"
 				}
 			}
-			overlay = m.appr.render(m.st, &m.keys, p, n, total, wait, min(max(l.main.Dx()-4, 20), 100), l.main.Dy())
+			overlay = m.appr.render(m.st, &m.keys, p, n, total, wait, m.grantErr(p), min(max(l.main.Dx()-4, 20), 100), l.main.Dy())
 		} else if ok && m.focused {
 			hint := m.st.ModalTitle.Render(fmt.Sprintf(" Permission waiting (%d) · %s leaves the pane to answer ", m.pendingApprovals(), m.keys.LeavePane.Help().Key))
 			drawLabel(c, 1, 0, w-2, hint)

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -97,7 +98,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			// The whole request, unwrapped and unscrolled, in $PAGER.
 			return m.pageText("request", requestText(p))
 		}
-		ans, _ := m.appr.handleKey(p, k, &m.keys)
+		ans, _ := m.appr.handleKey(p, k, &m.keys, m.grantErr(p))
 		if ans != nil {
 			return m.answer(p.ID, *ans)
 		}
@@ -260,6 +261,25 @@ func (m *Model) frontApproval() (acpclient.PermissionAsked, bool) {
 		}
 	}
 	return acpclient.PermissionAsked{}, false
+}
+
+// errNoGrants: without a grant store (tests, a headless-like setup) nothing can be remembered.
+var errNoGrants = errors.New("grants are not available in this session")
+
+// grantErr is why acpterm's own prompt p cannot offer "allow for this session" / "save as rule"
+// (permissions.Engine.CanGrant: a build runner, a shell, a program-launching option, an ask
+// rule …), or nil when it can. Agent requests carry their own options: nil.
+func (m *Model) grantErr(p acpclient.PermissionAsked) error {
+	if !ownPrompt(p) {
+		return nil
+	}
+	if m.d.grants == nil {
+		return errNoGrants
+	}
+	if p.Policy == nil {
+		return errors.New("no policy decision to remember")
+	}
+	return m.d.grants.CanGrant(*p.Policy)
 }
 
 // pendingApprovals counts requests waiting for the user.
