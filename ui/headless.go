@@ -312,7 +312,11 @@ func (h *headless) toolOf(termID string) string {
 
 // printExit prints a terminal's exit line and its output's last lines.
 func (h *headless) printExit(e acpclient.TerminalExited) {
-	h.line("[terminal %s] %s", sanitizeLine(e.ID), e.Status.String())
+	status := e.Status.String()
+	if e.Status.Code == nil && e.Status.Signal == "" {
+		status = "ended (exit status unknown)" // an agent-owned terminal whose exit was not reported
+	}
+	h.line("[terminal %s] %s", sanitizeLine(e.ID), status)
 	if h.o.TerminalText != nil {
 		if text, ok := h.o.TerminalText(e.ID); ok {
 			for _, l := range headlessTail(sanitize(text), h.o.TailLines) {

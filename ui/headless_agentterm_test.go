@@ -37,7 +37,7 @@ func TestHeadlessAgentTerminalEndLine(t *testing.T) {
 [terminal agent:term-1] started (agent-owned): sleep 60
 [terminal term-1] started: echo REAL
 [terminal term-1] exit 0
-[terminal agent:term-1] unknown
+[terminal agent:term-1] ended (exit status unknown)
 [tool] execute "sleep 60" (cancelled)
 [stop] cancelled
 `
