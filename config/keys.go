@@ -87,7 +87,7 @@ var DefaultKeys = map[string][]string{
 	"scroll_up": {"pgup"}, "scroll_down": {"pgdown"},
 	"pane_scroll_up":   {"shift+pgup", "alt+pgup", "alt+up"},
 	"pane_scroll_down": {"shift+pgdown", "alt+pgdown", "alt+down"},
-	"pager":            {"ctrl+o"}, "close_pane": {"ctrl+x"}, "kill_pane": {"alt+k"},
+	"pager":            {"ctrl+o"}, "conversation_pager": {"alt+o"}, "close_pane": {"ctrl+x"}, "kill_pane": {"alt+k"},
 	"toggle_thoughts": {"alt+t"}, "cycle_mode": {"alt+m"}, "cycle_model": {"alt+p"}, "grants": {"alt+g"},
 	"suspend": {"ctrl+z"},
 	"help":    {"?", "f1"}, "approve_once": {"a"}, "approve_always": {"A"}, "reject_once": {"r"},

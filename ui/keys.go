@@ -20,7 +20,7 @@ type KeyMap struct {
 	Zoom, ScrollUp, ScrollDown       key.Binding
 	PaneScrollUp, PaneScrollDown     key.Binding
 	Pager, ClosePane, ToggleThoughts key.Binding
-	KillPane                         key.Binding
+	KillPane, ConvPager              key.Binding
 	CycleMode, CycleModel, Grants    key.Binding
 	Help, Suspend                    key.Binding
 
@@ -51,6 +51,7 @@ func DefaultKeyMap() KeyMap {
 		PaneScrollUp:   b([]string{"shift+pgup", "alt+pgup", "alt+up"}, "shift+pgup", "scroll pane back"),
 		PaneScrollDown: b([]string{"shift+pgdown", "alt+pgdown", "alt+down"}, "shift+pgdn", "scroll pane forward"),
 		Pager:          b([]string{"ctrl+o"}, "ctrl+o", "open transcript in $PAGER"),
+		ConvPager:      b([]string{"alt+o"}, "alt+o", "open the conversation in $PAGER"),
 		ClosePane:      b([]string{"ctrl+x"}, "ctrl+x", "close finished pane"),
 		KillPane:       b([]string{"alt+k"}, "alt+k", "kill selected pane's command"),
 		ToggleThoughts: b([]string{"alt+t"}, "alt+t", "show/hide thoughts"),
@@ -76,7 +77,7 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 		"next_pane": &km.NextPane, "focus_pane": &km.FocusPane, "leave_pane": &km.LeavePane,
 		"zoom": &km.Zoom, "scroll_up": &km.ScrollUp, "scroll_down": &km.ScrollDown,
 		"pane_scroll_up": &km.PaneScrollUp, "pane_scroll_down": &km.PaneScrollDown,
-		"pager": &km.Pager, "close_pane": &km.ClosePane, "kill_pane": &km.KillPane, "toggle_thoughts": &km.ToggleThoughts,
+		"pager": &km.Pager, "conversation_pager": &km.ConvPager, "close_pane": &km.ClosePane, "kill_pane": &km.KillPane, "toggle_thoughts": &km.ToggleThoughts,
 		"cycle_mode": &km.CycleMode, "cycle_model": &km.CycleModel, "grants": &km.Grants,
 		"help": &km.Help, "focus_next": &km.NextPane, "suspend": &km.Suspend,
 		"approve_once": &km.ApproveOnce, "approve_always": &km.ApproveAlways,
@@ -163,7 +164,7 @@ func (km KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit, km.Suspend},
 		{km.NextPane, km.FocusPane, km.LeavePane, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
-		{km.ScrollUp, km.ScrollDown, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Grants, km.Help},
+		{km.ScrollUp, km.ScrollDown, km.ConvPager, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Grants, km.Help},
 		append([]key.Binding{km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways}, modalHelp...),
 	}
 }

@@ -1442,3 +1442,29 @@ func TestOwnPromptWithoutGrantOffersNoAlways(t *testing.T) {
 	h.key("2")
 	wantCalls(t, h.agent.take(), `answer c1 option="" choice="deny"`)
 }
+
+// alt+o opens the conversation in $PAGER even while a pane is selected (ctrl+o then opens the
+// pane's transcript).
+func TestConversationPagerWithPanes(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	h := newHarness(t, nil)
+	h.ev(acpclient.TurnStarted{Prompt: "list files"})
+	h.ev(acpclient.SessionUpdated{Update: acp.UpdateAgentMessageText("Here is the listing.")})
+	ft := startPane(h, "t1")
+	ft.scr.Write([]byte("a.go  b.go"))
+	if h.m.selectedPane() == nil {
+		t.Fatal("no pane selected")
+	}
+	if cmd := h.m.handleKey(keyMsg("alt+o")); cmd == nil {
+		t.Fatal("alt+o did nothing")
+	}
+	files, _ := filepath.Glob(filepath.Join(tmp, "acpterm-conversation-*.txt"))
+	if len(files) != 1 {
+		t.Fatalf("conversation files: %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil || !strings.Contains(string(b), "› list files") || !strings.Contains(string(b), "Here is the listing.") {
+		t.Fatalf("conversation file = %q, %v", b, err)
+	}
+}

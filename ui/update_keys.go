@@ -138,6 +138,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.killSelected()
 	case key.Matches(k, m.keys.Pager):
 		return m.openPager()
+	case key.Matches(k, m.keys.ConvPager):
+		return m.pageText("conversation", m.conversationText())
 	case key.Matches(k, m.keys.ScrollUp):
 		m.scrollConv(max(m.lay.conv.Dy()-2, 1))
 		return nil

@@ -183,10 +183,14 @@ func (m *Model) openPager() tea.Cmd {
 			text = p.screen.Text()
 		}
 	} else {
-		name = "conversation"
-		text = stripSGR(strings.Join(m.conv.render(&m.state, m.banners, 100, nil), "\n"))
+		name, text = "conversation", m.conversationText()
 	}
 	return m.pageText(name, text)
+}
+
+// conversationText is the whole conversation as plain text (100 cells wide), for $PAGER.
+func (m *Model) conversationText() string {
+	return stripSGR(strings.Join(m.conv.render(&m.state, m.banners, 100, nil), "\n"))
 }
 
 // pageText writes text to a temporary file and runs $PAGER on it (see openPager).
