@@ -141,7 +141,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	defer s.close()
 
 	// 1. Logging first: nothing may write to the terminal the TUI will own (pitfall P1).
-	logger, f, err := openLog(o.logFile, getenv)
+	logger, f, logPath, err := openLog(o.logFile, getenv)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -204,7 +204,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	}
 	engine, err := permissions.NewEngine(cfg, permissions.EngineOptions{
 		Cwd: cwd, GrantsFile: config.DefaultGrantsFile(getenv), Audit: s.audit,
-		Headless: o.headless, Getenv: getenv,
+		Headless: o.headless, Getenv: getenv, LogFile: logPath,
 	})
 	if err != nil {
 		return exitUsage, fmt.Errorf("%w: policy: %v", errUsage, err)
@@ -365,27 +365,28 @@ var (
 
 // openLog opens the diagnostics log (path, or $XDG_STATE_HOME/acpterm/acpterm.log) for appending,
 // created 0600 and rotated at logMaxMiB, and makes it the destination of the standard `log`
-// package and slog.Default. The returned logger is the same handler. Errors name the file.
-func openLog(path string, getenv func(string) string) (*slog.Logger, io.Closer, error) {
+// package and slog.Default. The returned logger is the same handler; the path returned is the
+// log's absolute path. Errors name the file.
+func openLog(path string, getenv func(string) string) (*slog.Logger, io.Closer, string, error) {
 	if path == "" {
 		dir := config.StateDir(getenv)
 		if dir == "" {
-			return nil, nil, usageError("no place for the log: set HOME or XDG_STATE_HOME, or pass --log FILE")
+			return nil, nil, "", usageError("no place for the log: set HOME or XDG_STATE_HOME, or pass --log FILE")
 		}
 		path = filepath.Join(dir, "acpterm.log")
 	}
 	path, err := filepath.Abs(path)
 	if err != nil {
-		return nil, nil, usageError("log: %v", err)
+		return nil, nil, "", usageError("log: %v", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, nil, usageError("log %s: %v", path, err)
+		return nil, nil, "", usageError("log %s: %v", path, err)
 	}
 	// Open once here so that an unwritable path is a usage error now (lumberjack opens lazily),
 	// and a new file is created 0600 (lumberjack keeps the mode of the file it rotates).
 	probe, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, nil, usageError("log: %v", err)
+		return nil, nil, "", usageError("log: %v", err)
 	}
 	_ = probe.Close()
 	f := &lumberjack.Logger{Filename: path, MaxSize: logMaxMiB, MaxBackups: logBackups}
@@ -398,7 +399,7 @@ func openLog(path string, getenv func(string) string) (*slog.Logger, io.Closer, 
 	log.SetOutput(f)
 	log.SetFlags(log.LstdFlags | log.Lmicroseconds)
 	slog.SetDefault(logger)
-	return logger, f, nil
+	return logger, f, path, nil
 }
 
 // truncateAttr cuts string values longer than maxLogValue bytes.

@@ -167,7 +167,10 @@ func TestOpenLogTruncatesLongValues(t *testing.T) {
 	path := filepath.Join(dir, "sub", "x.log")
 	prev := slog.Default()
 	t.Cleanup(func() { slog.SetDefault(prev) })
-	logger, f, err := openLog(path, func(string) string { return "" })
+	logger, f, got, err := openLog(path, func(string) string { return "" })
+	if err == nil && got != path {
+		t.Errorf("openLog path = %q, want %q", got, path)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +200,10 @@ func TestOpenLogRotates(t *testing.T) {
 	oldMax := logMaxMiB
 	logMaxMiB = 1
 	t.Cleanup(func() { logMaxMiB = oldMax })
-	logger, f, err := openLog(path, func(string) string { return "" })
+	logger, f, got, err := openLog(path, func(string) string { return "" })
+	if err == nil && got != path {
+		t.Errorf("openLog path = %q, want %q", got, path)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

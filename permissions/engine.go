@@ -19,6 +19,9 @@ type EngineOptions struct {
 	Headless bool
 	// Getenv reads acpterm's own environment (the base of the child environment); nil = os.Getenv.
 	Getenv func(string) string
+	// LogFile is acpterm's diagnostics log (absolute; "" = none): protected from the agent like
+	// the audit log, wherever --log puts it (Engine.Protected).
+	LogFile string
 }
 
 // Engine decides requests against one loaded policy. It is safe for concurrent use.

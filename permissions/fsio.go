@@ -148,8 +148,9 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 
 // Protected reports whether real (a resolved absolute path) may never be written by the agent,
 // and why: IsProtected's list (read through the engine's Getenv) plus the files this engine
-// itself uses — the grants file, the audit log, the user config file and the project file
-// (.acpterm.toml in the session cwd, whether or not it exists yet).
+// itself uses — the grants file, the audit log and its head file, the diagnostics log
+// (EngineOptions.LogFile), the user config file and the project file (.acpterm.toml in the
+// session cwd, whether or not it exists yet).
 // The command analysis uses it for redirect targets too.
 func (e *Engine) Protected(real string) (bool, string) {
 	if ok, why := isProtected(real, e.getenv); ok {
@@ -164,7 +165,11 @@ func (e *Engine) Protected(real string) (bool, string) {
 		own = append(own, struct{ path, what string }{filepath.Join(e.opts.Cwd, config.ProjectFileName), "the project policy file"})
 	}
 	if e.audit != nil {
-		own = append(own, struct{ path, what string }{e.audit.Path(), "acpterm's audit log"})
+		own = append(own, struct{ path, what string }{e.audit.Path(), "acpterm's audit log"},
+			struct{ path, what string }{AuditHeadPath(e.audit.Path()), "acpterm's audit log head"})
+	}
+	if e.opts.LogFile != "" {
+		own = append(own, struct{ path, what string }{e.opts.LogFile, "acpterm's diagnostics log"})
 	}
 	for _, o := range own {
 		if o.path == "" || !filepath.IsAbs(o.path) {

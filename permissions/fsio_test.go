@@ -544,3 +544,24 @@ func sliceLines(text string, line, limit *int) string {
 	}
 	return text[pos:end]
 }
+
+// A custom audit log (and its head file) or diagnostics log inside a root is protected from the
+// agent like the default ones in the state dir.
+func TestOwnLogsInsideRootProtected(t *testing.T) {
+	s := newFSSandbox(t)
+	audit, err := OpenAuditLog(filepath.Join(s.proj, "my-audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer audit.Close()
+	e := s.engine(t, func(c *config.Config) { c.Policy.FS.Write = "allow" },
+		EngineOptions{Audit: audit, LogFile: filepath.Join(s.proj, "logs", "acpterm.log")})
+	for _, rel := range []string{"my-audit.jsonl", "my-audit.jsonl.head", "logs/acpterm.log"} {
+		if d := e.DecideWrite(filepath.Join(s.proj, rel)); d.Verdict != Deny || d.Rule != "protected" {
+			t.Errorf("DecideWrite(%s) = %s %q, want deny (protected)", rel, d.Verdict, d.Rule)
+		}
+	}
+	if d := e.DecideWrite(filepath.Join(s.proj, "notes.txt")); d.Verdict != Allow {
+		t.Errorf("DecideWrite(notes.txt) = %s %q", d.Verdict, d.Rule)
+	}
+}
