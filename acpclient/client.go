@@ -125,6 +125,8 @@ type Client struct {
 	reapDone  chan struct{}
 	readDone  chan struct{} // wire reader finished
 	readBytes atomic.Int64  // bytes read from the agent's stdout (progress, for supervise)
+	junkMu    sync.Mutex
+	junk      []string // the first maxJunk stdout lines that were not JSON (setupError quotes them)
 	gone      chan struct{} // AgentExited pushed, terminals released
 	lifeCtx   context.Context
 	lifeStop  context.CancelFunc
@@ -406,13 +408,13 @@ func (c *Client) setupError(what string, ctx context.Context, err error) error {
 		c.mu.Lock()
 		ee := c.exitErr
 		c.mu.Unlock()
-		return fmt.Errorf("acpclient: %s failed: %w", what, ee)
+		return fmt.Errorf("acpclient: %s failed: %w%s", what, ee, c.junkNote())
 	default:
 	}
 	if ctx.Err() == context.DeadlineExceeded {
-		return fmt.Errorf("acpclient: agent %q did not answer %s within %s", c.o.Command[0], what, c.o.InitTimeout)
+		return fmt.Errorf("acpclient: agent %q did not answer %s within %s%s", c.o.Command[0], what, c.o.InitTimeout, c.junkNote())
 	}
-	return fmt.Errorf("acpclient: %s failed: %w", what, err)
+	return fmt.Errorf("acpclient: %s failed: %w%s", what, err, c.junkNote())
 }
 
 // supervise notices the agent's death (within about a second), then ends everything that

@@ -155,6 +155,19 @@ func TestCrashBeforeInitialize(t *testing.T) {
 	}
 }
 
+// An agent that prints its usage on stdout and exits: the start error quotes those lines (they
+// are not JSON-RPC, so they are otherwise only in the log).
+func TestUsageOnStdoutQuotedInStartError(t *testing.T) {
+	_, err := startErr(t, setup{scenario: "usage-on-stdout"})
+	if err == nil {
+		t.Fatal("Start succeeded")
+	}
+	want := `agent exited with status 1; on stdout, which must carry only JSON-RPC, it printed: "Usage: scriptagent [--acp] [--model NAME]" | "  --acp   speak the Agent Client Protocol on stdio"`
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q lacks %q", err, want)
+	}
+}
+
 func TestNeverAnswersInitialize(t *testing.T) {
 	_, err := startErr(t, setup{scenario: "never-init", opts: func(o *Options) { o.InitTimeout = 700 * time.Millisecond }})
 	if err == nil {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/coder/acp-go-sdk"
@@ -29,6 +31,25 @@ import (
 //     that long is answered here with an error, a response that long is replaced by an error
 //     response so the waiting call fails cleanly.
 //   - everything else is forwarded unchanged.
+
+// maxJunk is how many non-JSON stdout lines are kept to explain a failed start (an agent that
+// prints its usage, a banner or an error on stdout instead of speaking JSON-RPC).
+const maxJunk = 3
+
+// junkNote says what the agent printed on stdout that was not JSON-RPC ("" when nothing), to
+// end a start-up error with: `; on stdout, which must carry only JSON-RPC, it printed: "…" | "…"`.
+func (c *Client) junkNote() string {
+	c.junkMu.Lock()
+	defer c.junkMu.Unlock()
+	if len(c.junk) == 0 {
+		return ""
+	}
+	q := make([]string, len(c.junk))
+	for i, l := range c.junk {
+		q[i] = strconv.Quote(l)
+	}
+	return "; on stdout, which must carry only JSON-RPC, it printed: " + strings.Join(q, " | ")
+}
 
 // sdkMaxLine is the SDK's bufio.Scanner limit: a forwarded line must be shorter.
 const sdkMaxLine = 10 * 1024 * 1024
@@ -102,6 +123,11 @@ func (c *Client) handleLine(line []byte) bool {
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil {
 		c.log.Warn("agent stdout: not a JSON-RPC message (ignored)", "err", err, "line", clip(string(line), 200))
+		c.junkMu.Lock()
+		if len(c.junk) < maxJunk {
+			c.junk = append(c.junk, clip(strings.ToValidUTF8(string(line), "\uFFFD"), 200))
+		}
+		c.junkMu.Unlock()
 		return true
 	}
 	isNotification := len(env.ID) == 0

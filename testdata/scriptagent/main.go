@@ -134,6 +134,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "scriptagent: fatal: cannot start")
 		fmt.Fprintln(os.Stderr, "scriptagent: giving up")
 		os.Exit(3)
+	case "usage-on-stdout":
+		// An agent started with the wrong arguments: its usage goes to stdout, then it exits.
+		fmt.Println("Usage: scriptagent [--acp] [--model NAME]")
+		fmt.Println("  --acp   speak the Agent Client Protocol on stdio")
+		os.Exit(1)
 	case "never-init":
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		for {
