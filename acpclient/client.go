@@ -126,7 +126,7 @@ type Client struct {
 	readDone  chan struct{} // wire reader finished
 	readBytes atomic.Int64  // bytes read from the agent's stdout (progress, for supervise)
 	junkMu    sync.Mutex
-	junk      []string // the first maxJunk stdout lines that were not JSON (setupError quotes them)
+	junk      []string      // the first maxJunk stdout lines that were not JSON (setupError quotes them)
 	gone      chan struct{} // AgentExited pushed, terminals released
 	lifeCtx   context.Context
 	lifeStop  context.CancelFunc
