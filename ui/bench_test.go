@@ -134,18 +134,40 @@ func splitChunks(s string, n int) []string {
 	return out
 }
 
-// BenchmarkStreamChunks streams one agent message of about 60 KB of Markdown (streamDoc) in N
-// agent_message_chunk updates through the Model as the program receives them (each an
-// acpEventMsg through Update), with a frame built and drawn (redrawMsg: conversation, editor,
-// status → canvas → screen buffer → differ) after every chunk in a 202x54 window: the most
-// frames a turn can cost, which is what happens when chunks come slower than the frame rate
-// (a model streaming tokens). One op is the whole turn: TurnStarted, N chunks, TurnEnded, each
-// with its frame. md-bytes/op is the Markdown handed to glamour.
+// BenchmarkStreamChunks streams one agent message in N agent_message_chunk updates through the
+// Model as the program receives them (each an acpEventMsg through Update), with a frame built and
+// drawn (redrawMsg: conversation, editor, status → canvas → screen buffer → differ) after every
+// chunk in a 202x54 window: the most frames a turn can cost, which is what happens when chunks
+// come slower than the frame rate (a model streaming tokens). One op is the whole turn:
+// TurnStarted, N chunks, TurnEnded, each with its frame. Payloads: "markdown" is about 60 KB of
+// mixed Markdown (streamDoc); "lines" is the tester's flood, chunks "1\n" … "N\n" (one
+// paragraph of N lines, 48.9 KB for 10 000); "words" is N chunks of 20 characters forming one
+// paragraph. md-bytes/op is the Markdown handed to glamour.
 func BenchmarkStreamChunks(b *testing.B) {
-	doc := streamDoc(60_000)
-	for _, n := range []int{3000, 10000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			chunks := splitChunks(doc, n)
+	words := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("word%-6d and more ", i)[:20]
+		}
+		return out
+	}
+	lines := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("%d\n", i+1)
+		}
+		return out
+	}
+	for _, bc := range []struct {
+		name   string
+		chunks []string
+	}{
+		{"markdown/3000", splitChunks(streamDoc(60_000), 3000)},
+		{"markdown/10000", splitChunks(streamDoc(60_000), 10000)},
+		{"words/3000", words(3000)},
+		{"lines/10000", lines(10000)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			var c0 int64
 			md := 0
@@ -165,7 +187,7 @@ func BenchmarkStreamChunks(b *testing.B) {
 				}
 				h.ev(acpclient.TurnStarted{Prompt: "explain"})
 				h.send(redrawMsg{})
-				for _, c := range chunks {
+				for _, c := range bc.chunks {
 					h.ev(acpclient.SessionUpdated{Update: acp.UpdateAgentMessageText(c)})
 					h.send(redrawMsg{})
 				}

@@ -42,12 +42,13 @@ type conversation struct {
 	scroll       int // lines scrolled up from the bottom (0 = follow the end)
 	cache        map[int]convCache
 	streams      map[int]*mdStream // agent messages still streaming, by timeline index
+	allowance    int               // streamAllowance (tests lower it)
 	total        int               // lines of the last render (for clamping scroll)
 	drawnTotal   int               // lines when the conversation was last drawn (keeps a scrolled view still)
 }
 
 func newConversation(st *Styles, md *markdown) *conversation {
-	return &conversation{st: st, md: md, cache: map[int]convCache{}, streams: map[int]*mdStream{}}
+	return &conversation{st: st, md: md, cache: map[int]convCache{}, streams: map[int]*mdStream{}, allowance: streamAllowance}
 }
 
 // setTheme swaps styles (light/dark change) and drops cached renders.
@@ -101,13 +102,7 @@ func (c *conversation) renderItem(s *acpclient.State, i int, it acpclient.Item, 
 		m := s.Messages[it.Index]
 		sig := fmt.Sprintf("m|%d|%s|%d|%d|%t", width, m.Role, len(m.Text), len(m.Blocks), c.showThoughts)
 		if m.Role == acpclient.RoleAgent && s.Busy && i == len(s.Timeline)-1 {
-			// Still streaming: rendered block by block (mdStream), not whole on every chunk.
-			st := c.streams[i]
-			if st == nil {
-				st = &mdStream{}
-				c.streams[i] = st
-			}
-			return c.cached(i, sig+"|streaming", func() []string { return c.renderMessageWith(m, width, st) })
+			return c.renderStreaming(i, m, sig, width)
 		}
 		if len(c.streams) > 0 {
 			delete(c.streams, i) // finished: rendered whole from now on, exactly as before
@@ -133,6 +128,44 @@ func (c *conversation) renderItem(s *acpclient.State, i int, it acpclient.Item, 
 		return c.cached(i, sig, func() []string { return c.renderWrite(w, width) })
 	}
 	return nil
+}
+
+// Pacing of a message that is still streaming (renderStreaming): every frame that sees new text
+// adds streamAllowance bytes plus streamPerByte per new byte to the message's budget, and a
+// rendering spends the Markdown bytes it gives glamour (the last finished block and the growing
+// one); frames that cannot afford it show the last rendering. Short trailing blocks render on
+// every frame; a long one (a paragraph of thousands of lines, which glamour must wrap whole,
+// about 12 µs a byte) renders every few frames, so the cost per chunk stays bounded by
+// streamAllowance + streamPerByte × chunk bytes whatever the message's length.
+const (
+	streamAllowance = 1024 // bytes per frame
+	streamPerByte   = 2
+)
+
+// renderStreaming renders the agent message m at timeline index i that is still streaming:
+// block by block (mdStream), paced by a budget (streamAllowance). A frame that cannot afford the
+// rendering shows the last one and keeps its signature; the first frame that sees no new text
+// (the turn's spinner keeps them coming) renders the latest text whatever the budget.
+func (c *conversation) renderStreaming(i int, m *acpclient.Message, sig string, width int) []string {
+	st := c.streams[i]
+	if st == nil {
+		st = &mdStream{}
+		c.streams[i] = st
+	}
+	grew := len(m.Text) - st.seen
+	st.budget += c.allowance + streamPerByte*max(grew, 0)
+	st.seen = len(m.Text)
+	base := fmt.Sprintf("%d|%d|%t", width, len(m.Blocks), c.showThoughts)
+	if e, ok := c.cache[i]; ok && st.base == base && strings.HasSuffix(e.sig, "|streaming") && grew > 0 && st.budget < st.cost(m.Text) {
+		return e.lines
+	}
+	return c.cached(i, sig+"|streaming", func() []string {
+		before := c.md.rendered
+		lines := c.renderMessageWith(m, width, st)
+		st.base = base
+		st.budget = max(st.budget-(c.md.rendered-before), 0)
+		return lines
+	})
 }
 
 func (c *conversation) cached(i int, sig string, f func() []string) []string {

@@ -2,11 +2,13 @@ package ui
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/acpterm/acpterm/acpclient"
@@ -111,3 +113,48 @@ func TestStreamingRendersOnlyTheTail(t *testing.T) {
 	}
 	awaitRegexpClock(t)
 }
+
+// TestStreamingLongParagraphIsPaced streams one paragraph of 400 lines ("1\n" … "400\n", as a
+// flood of one-line chunks arrives), which glamour must wrap whole, with a frame after every
+// chunk: frames render only what their budget affords (the allowance per frame, lowered to 64
+// bytes here, plus streamPerByte per new byte) and show the last rendering otherwise; a frame
+// without new text shows the latest text, and the finished message is rendered whole as before.
+// Before, every frame rendered the whole paragraph: about 400 × 0.75 KB = 300 KB for glamour.
+func TestStreamingLongParagraphIsPaced(t *testing.T) {
+	h := newHarness(t, nil)
+	h.m.conv.allowance = 64
+	const width = 60
+	frame := func() []string { return h.m.conv.render(&h.m.state, nil, width, nil) }
+	h.ev(acpclient.TurnStarted{Prompt: "flood"})
+	frame()
+	var doc strings.Builder
+	for i := 1; i <= 400; i++ {
+		c := fmt.Sprintf("%d\n", i)
+		doc.WriteString(c)
+		h.ev(agentChunk(c))
+		frame()
+	}
+	streamed := h.m.md.rendered
+	if limit := 400*64 + streamPerByte*doc.Len() + doc.Len(); streamed > limit {
+		t.Fatalf("glamour got %d bytes for %d bytes in 400 chunks, over the budget %d", streamed, doc.Len(), limit)
+	}
+	whole := newConversation(h.m.st, newMarkdown(h.m.dark, h.m.noColor))
+	want := whole.renderMessage(h.m.state.Messages[1], width)
+	tail := func(lines []string) string { return strings.Join(lines[max(len(lines)-len(want), 0):], "\n") }
+	if got := tail(h.m.conv.cache[1].lines); got == strings.Join(want, "\n") {
+		t.Fatal("the last chunk's frame rendered everything: no pacing")
+	}
+	// The next frame sees no new text: it shows all of it.
+	if got := tail(frame()); got != strings.Join(want, "\n") {
+		t.Fatalf("after the stream paused, the paragraph ends %q, want %q", lastOf(got), lastOf(strings.Join(want, "\n")))
+	}
+	h.ev(acpclient.TurnEnded{StopReason: string(acp.StopReasonEndTurn)})
+	if got := tail(frame()); got != strings.Join(want, "\n") {
+		t.Fatal("finished paragraph differs from a whole render")
+	}
+	if got := strings.TrimRight(ansi.Strip(want[len(want)-1]), " "); !strings.HasSuffix(got, "399 400") {
+		t.Fatalf("whole render ends %q", got)
+	}
+}
+
+func lastOf(s string) string { return s[max(len(s)-60, 0):] }

@@ -114,6 +114,11 @@ func stripSGR(s string) string { return ansi.Strip(s) }
 // until the message is finished; finished messages are rendered whole (markdown.render), exactly
 // as before.
 type mdStream struct {
+	// pacing (conversation.renderStreaming)
+	base   string // width and other inputs of the last rendering
+	budget int    // Markdown bytes the next renderings may give glamour
+	seen   int    // len(text) at the last frame
+
 	width   int
 	text    string // the raw text last rendered
 	whole   bool   // the incremental rendering failed: render the whole text
@@ -140,7 +145,7 @@ type mdStream struct {
 // text of the previous call; anything else starts over.
 func (s *mdStream) render(md *markdown, text string, width int) []string {
 	if width != s.width || len(text) < len(s.text) || text[:len(s.text)] != s.text {
-		*s = mdStream{width: width}
+		*s = mdStream{width: width, base: s.base, budget: s.budget, seen: s.seen}
 	}
 	s.text = text
 	if s.whole {
@@ -182,6 +187,14 @@ func (s *mdStream) render(md *markdown, text string, width int) []string {
 		end--
 	}
 	return lines[start:end]
+}
+
+// cost is about the Markdown bytes that rendering text would give glamour.
+func (s *mdStream) cost(text string) int {
+	if s.whole || s.width == 0 || len(text) < s.last {
+		return len(text)
+	}
+	return len(text) - s.last
 }
 
 // add returns what text[s.done:end] adds to the rendering of text[:s.done]: the rendering of
