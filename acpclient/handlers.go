@@ -129,18 +129,18 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 		return acp.WriteTextFileResponse{}, reqErr(codeInvalidParams, "fs/write_text_file: path %q is not absolute", p.Path)
 	}
 	d := c.o.Engine.DecideWrite(p.Path)
+	key := "write:" + filepath.Clean(p.Path)
 	c.mu.Lock()
-	a := c.approved["write:"+filepath.Clean(p.Path)]
+	a := c.approved[key]
 	c.mu.Unlock()
-	approved, approver := a != nil, ""
-	if approved {
-		approver = a.by
-	}
+	approver := ""
 	var diff *FileDiff
-	if d.Verdict == permissions.Ask && approved {
-		// The user approved the agent's edit tool call for this path in this turn: not again.
+	if d.Verdict == permissions.Ask && a != nil && c.claimApproval(key, a) {
+		// The user approved the agent's edit tool call for this path in this turn: not again
+		// (allow_once covers one write, allow_always every write of the turn).
 		d.Verdict = permissions.Allow
 		d.Rule = "approved tool call"
+		approver = a.by
 	}
 	if d.Verdict == permissions.Ask {
 		diff = &FileDiff{Path: p.Path, NewText: p.Content}
@@ -422,8 +422,9 @@ func (c *Client) approvalCovers(a *approval, d permissions.Decision, req permiss
 	return true
 }
 
-// claimApproval takes approval a (still stored under key) for one terminal/create: an
-// allow_once approval is used up. False when another request took it first.
+// claimApproval takes approval a (still stored under key) for one terminal/create or
+// fs/write_text_file: an allow_once approval is used up. False when another request took it
+// first.
 func (c *Client) claimApproval(key string, a *approval) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

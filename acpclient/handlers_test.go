@@ -628,6 +628,32 @@ func TestLegacyWriteAskedOnceWithDiff(t *testing.T) {
 	}
 }
 
+// Allow once on the agent's edit request covers one fs/write_text_file of that path: a second
+// write in the same turn is asked again (here denied, and the file keeps the first content).
+func TestLegacyWriteAllowOnceCoversOneWrite(t *testing.T) {
+	h := start(t, setup{})
+	p := filepath.Join(h.dir, "hello.txt")
+	h.c.Prompt("legacywrite2 " + p + " hi")
+	from := 0
+	ask := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	if ask.Kind != "agent" {
+		t.Fatalf("first ask = %+v", ask)
+	}
+	h.c.Answer(ask.ID, Answer{OptionID: "allow"})
+	second := h.waitFor(&from, "PermissionAsked", isAsked).(PermissionAsked)
+	if second.Kind != "write" || second.Diff == nil || second.Diff.NewText != "hi and more" || second.Diff.OldText != "hi" {
+		t.Fatalf("second ask = %+v diff %+v", second, second.Diff)
+	}
+	h.c.Answer(second.ID, Answer{Choice: Deny})
+	h.waitFor(&from, "TurnEnded", isTurnEnded)
+	if got := h.lastAgentText(); !strings.HasPrefix(got, "wrote 1; write 2 error ") {
+		t.Errorf("agent saw %q", got)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "hi" {
+		t.Errorf("file = %q, want the first write only", b)
+	}
+}
+
 // AllowSession on acpterm's own command prompt grants the narrowest rule for the session.
 func TestOwnPromptAllowSessionGrants(t *testing.T) {
 	h := start(t, setup{})

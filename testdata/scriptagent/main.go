@@ -416,6 +416,24 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		} else {
 			a.say("wrote " + content)
 		}
+	case "legacywrite2": // legacywrite2 PATH TEXT: one permission, then two fs/write of PATH
+		content := strings.Join(f[2:], " ")
+		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: "toolu_write", Title: acp.Ptr("Write " + f[1]),
+				RawInput: map[string]any{"file_path": f[1], "content": content}}})
+		if err != nil || r.Outcome.Selected == nil || r.Outcome.Selected.OptionId == "reject" {
+			a.say("permission " + outcomeText(r, err))
+			break
+		}
+		var said []string
+		for i, text := range []string{content, content + " and more"} {
+			if _, err := a.conn.WriteTextFile(bg, acp.WriteTextFileRequest{SessionId: sid, Path: f[1], Content: text}); err != nil {
+				said = append(said, fmt.Sprintf("write %d error %s", i+1, errText(err)))
+			} else {
+				said = append(said, fmt.Sprintf("wrote %d", i+1))
+			}
+		}
+		a.say(strings.Join(said, "; "))
 	case "read": // read PATH
 		r, err := a.conn.ReadTextFile(bg, acp.ReadTextFileRequest{SessionId: sid, Path: f[1]})
 		if err != nil {
