@@ -34,7 +34,9 @@ type AuditEvent struct {
 	Session string `json:"session,omitempty"`
 	// Req identifies the request, e.g. "terminal/create#41".
 	Req string `json:"req,omitempty"`
-	// Kind is "exec", "read", "write" or "permission" (an agent's session/request_permission).
+	// Kind is "exec", "read", "write" or "permission" (an agent's session/request_permission),
+	// or "grant" / "revoke" when an "always" grant is made (verdict allow) or revoked (verdict
+	// deny); Grant names it, Rule is its Grant.Rule, Reason says "session" or "saved".
 	Kind string `json:"kind"`
 	// Argv is what was (or would have been) executed; token-like option values are redacted.
 	Argv []string `json:"argv,omitempty"`

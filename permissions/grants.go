@@ -549,15 +549,19 @@ func (e *Engine) CanGrant(d Decision) error {
 }
 
 // GrantWith is Grant with scope options; it returns every grant made (one per asking leaf).
+// Each new grant is recorded in the audit log (kind "grant").
 func (e *Engine) GrantWith(d Decision, o GrantOptions) ([]Grant, error) {
 	want, file, err := e.grantsFor(d, o)
 	if err != nil {
 		return nil, err
 	}
 	if file != nil {
-		g, _, err := e.grants.add(*file)
+		g, isNew, err := e.grants.add(*file)
 		if err != nil {
 			return nil, err
+		}
+		if isNew {
+			e.auditGrant("grant", g)
 		}
 		return []Grant{g}, nil
 	}
@@ -576,7 +580,28 @@ func (e *Engine) GrantWith(d Decision, o GrantOptions) ([]Grant, error) {
 		}
 		out = append(out, got)
 	}
+	for _, g := range out {
+		if slices.Contains(created, g.ID) {
+			e.auditGrant("grant", g)
+		}
+	}
 	return out, nil
+}
+
+// auditGrant records a grant made or revoked (kind "grant" or "revoke") in the audit log; a
+// failed write is ignored here as elsewhere in the engine's own bookkeeping (the log's
+// verification shows a gap).
+func (e *Engine) auditGrant(kind string, g Grant) {
+	v, scope := Allow, "session"
+	if kind == "revoke" {
+		v = Deny
+	}
+	if g.Saved {
+		scope = "saved"
+	}
+	ev := AuditEvent{Kind: kind, Argv: redactArgv(g.Argv), Path: g.Path, Verdict: v, Rule: g.Rule(),
+		Reason: scope, By: "user", Grant: g.ID}
+	_ = e.Record(ev)
 }
 
 // grantsFor returns the grants GrantWith would add for d (a file grant, or command grants), or
@@ -638,7 +663,22 @@ func (e *Engine) grantsFor(d Decision, o GrantOptions) ([]Grant, *Grant, error) 
 func (e *Engine) Grants() []Grant { return e.grants.List() }
 
 // Revoke removes a grant by id; a saved grant is also removed from the grants file.
-func (e *Engine) Revoke(id string) error { return e.grants.Revoke(id) }
+// It records the revocation in the audit log (kind "revoke").
+func (e *Engine) Revoke(id string) error {
+	var g Grant
+	for _, x := range e.grants.List() {
+		if x.ID == id {
+			g = x
+		}
+	}
+	if err := e.grants.Revoke(id); err != nil {
+		return err
+	}
+	if g.ID != "" {
+		e.auditGrant("revoke", g)
+	}
+	return nil
+}
 
 // GrantStore returns the engine's grant store (the command analysis consults its Allows).
 func (e *Engine) GrantStore() *GrantStore { return e.grants }

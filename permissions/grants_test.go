@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -405,5 +406,54 @@ func TestGrantsSharedBetweenProcesses(t *testing.T) {
 	}
 	if _, ok := a.Allows("s", leaf("mine")); !ok {
 		t.Error("session grant lost")
+	}
+}
+
+// Making and revoking an "always" grant is recorded in the audit log, and the log verifies.
+func TestGrantsAreAudited(t *testing.T) {
+	s := newFSSandbox(t)
+	path := filepath.Join(s.base, "audit.jsonl")
+	audit, err := OpenAuditLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := filepath.Join(s.proj, "main.go")
+	write(t, main, "package main\n")
+	e := s.engine(t, nil, EngineOptions{Audit: audit})
+	d := e.DecideWrite(main)
+	g, err := e.Grant(d, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Grant(d, false); err != nil { // the same again: not a new grant, not audited
+		t.Fatal(err)
+	}
+	if err := e.Revoke(g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := audit.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var ev AuditEvent
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s %s %s %s", ev.Kind, ev.Verdict, ev.Rule, ev.Reason, ev.By, ev.Grant))
+	}
+	want := []string{
+		"grant allow grant: write " + main + " session user " + g.ID,
+		"revoke deny grant: write " + main + " session user " + g.ID,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("audit events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n, note, err := VerifyAuditNote(path); err != nil || note != "" || n != 2 {
+		t.Fatalf("VerifyAudit = %d %q %v", n, note, err)
 	}
 }
