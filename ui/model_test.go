@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -1466,5 +1467,25 @@ func TestConversationPagerWithPanes(t *testing.T) {
 	b, err := os.ReadFile(files[0])
 	if err != nil || !strings.Contains(string(b), "› list files") || !strings.Contains(string(b), "Here is the listing.") {
 		t.Fatalf("conversation file = %q, %v", b, err)
+	}
+}
+
+// At 40 columns the help box keeps its right border: lines too long are cut with "…".
+func TestHelpFitsNarrowWindow(t *testing.T) {
+	h := newHarness(t, nil)
+	h.send(tea.WindowSizeMsg{Width: 40, Height: 30})
+	h.key("?")
+	scr := h.screenText()
+	var keysRow, killRow string
+	for _, r := range strings.Split(scr, "\n") {
+		if strings.Contains(r, "Keys ·") {
+			keysRow = r
+		}
+		if strings.Contains(r, "alt+k") {
+			killRow = r
+		}
+	}
+	if !regexp.MustCompile(`│ Keys · other keys close +│`).MatchString(keysRow) || !strings.Contains(killRow, "kill selected pane's c… │") {
+		t.Fatalf("help box cut at 40 columns:\n%s", scr)
 	}
 }

@@ -357,6 +357,18 @@ func (m *Model) helpOverlay(area uv.Rectangle) string {
 			}
 		}
 	}
+	if lipgloss.Width(body) > avail {
+		// Even one column is wider than the window: cut each line (with "…") rather than the box.
+		ls := strings.Split(body, "\n")
+		for i, l := range ls {
+			tail := "…"
+			if ansi.StringWidth(strings.TrimRight(ansi.Strip(l), " ")) <= avail {
+				tail = "" // only column padding is cut
+			}
+			ls[i] = ansi.Truncate(l, avail, tail)
+		}
+		body = strings.Join(ls, "\n")
+	}
 	title := m.st.ModalTitle.Render("Keys") + m.st.Dim.Render(" · any key closes")
 	lines := strings.Split(body, "\n")
 	frame := lipgloss.Height(m.st.Modal.Render("x")) - 1 // border and padding rows
@@ -371,7 +383,7 @@ func (m *Model) helpOverlay(area uv.Rectangle) string {
 	m.helpScroll = min(max(m.helpScroll, 0), len(lines)-room)
 	shown := lines[m.helpScroll : m.helpScroll+room]
 	digits := len(strconv.Itoa(len(lines))) // a fixed width: the box does not change size while scrolling
-	marker := m.st.Warn.Render(fmt.Sprintf("lines %*d–%*d of %d · ↑/↓ pgup/pgdn scroll", digits, m.helpScroll+1, digits, m.helpScroll+room, len(lines)))
+	marker := m.st.Warn.Render(ansi.Truncate(fmt.Sprintf("lines %*d–%*d of %d · ↑/↓ pgup/pgdn scroll", digits, m.helpScroll+1, digits, m.helpScroll+room, len(lines)), avail, "…"))
 	title = m.st.ModalTitle.Render("Keys") + m.st.Dim.Render(" · other keys close")
 	return m.st.Modal.Render(title + "\n\n" + strings.Join(shown, "\n") + "\n" + marker)
 }
