@@ -131,9 +131,10 @@ func (c *conversation) renderItem(s *acpclient.State, i int, it acpclient.Item, 
 }
 
 // Pacing of a message that is still streaming (renderStreaming): every frame that sees new text
-// adds streamAllowance bytes plus streamPerByte per new byte to the message's budget, and a
-// rendering spends the Markdown bytes it gives glamour (the last finished block and the growing
-// one); frames that cannot afford it show the last rendering. Short trailing blocks render on
+// adds streamAllowance bytes plus streamPerByte per new byte to the message's budget (which
+// never holds more than one rendering and one allowance), and a rendering spends the Markdown
+// bytes it gives glamour (the last finished block and the growing one); frames that cannot
+// afford it show the last rendering. Short trailing blocks render on
 // every frame; a long one (a paragraph of thousands of lines, which glamour must wrap whole,
 // about 12 µs a byte) renders every few frames, so the cost per chunk stays bounded by
 // streamAllowance + streamPerByte × chunk bytes whatever the message's length.
@@ -153,7 +154,10 @@ func (c *conversation) renderStreaming(i int, m *acpclient.Message, sig string, 
 		c.streams[i] = st
 	}
 	grew := len(m.Text) - st.seen
-	st.budget += c.allowance + streamPerByte*max(grew, 0)
+	if grew > 0 {
+		// No more banked than one rendering and one frame: a long pause does not buy a burst.
+		st.budget = min(st.budget+c.allowance+streamPerByte*grew, st.cost(m.Text)+c.allowance)
+	}
 	st.seen = len(m.Text)
 	base := fmt.Sprintf("%d|%d|%t", width, len(m.Blocks), c.showThoughts)
 	if e, ok := c.cache[i]; ok && st.base == base && strings.HasSuffix(e.sig, "|streaming") && grew > 0 && st.budget < st.cost(m.Text) {
