@@ -112,6 +112,11 @@ func parseArgs(args []string) (cliOptions, error) {
 	if o.approve != "deny" && o.approve != "allow" {
 		return o, usageError("--approve must be deny or allow, not %q", o.approve)
 	}
+	approveSet := false
+	fs.Visit(func(f *flag.Flag) { approveSet = approveSet || f.Name == "approve" })
+	if approveSet && !o.headless {
+		return o, usageError("--approve answers questions in --headless mode only; the interactive mode asks you")
+	}
 	if o.demo && len(o.agent) > 0 {
 		return o, usageError("--demo runs the built-in agent; do not also name an agent (%q)", strings.Join(o.agent, " "))
 	}

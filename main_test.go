@@ -65,6 +65,8 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"--demo", "--", "agent"}, `--demo runs the built-in agent; do not also name an agent ("agent")`},
 		{[]string{"--prompt", " "}, "--prompt #1 is empty"},
 		{[]string{"--cwd"}, "flag needs an argument: -cwd"},
+		{[]string{"--approve", "allow", "--demo"}, "--approve answers questions in --headless mode only; the interactive mode asks you"},
+		{[]string{"--approve=deny", "--", "agent"}, "--approve answers questions in --headless mode only; the interactive mode asks you"},
 	} {
 		_, err := parseArgs(c.args)
 		if !errors.Is(err, errUsage) || trimUsage(err) != c.want {
