@@ -584,7 +584,12 @@ func (c *Client) promptLoop() {
 				end.StopReason = string(acp.StopReasonCancelled)
 			}
 		} else if end.StopReason == "" {
-			end.StopReason = "unknown"
+			if cancelled {
+				end.StopReason = string(acp.StopReasonCancelled)
+			} else {
+				// ACP: stopReason is required in the session/prompt response.
+				end.Err = errors.New("the agent's session/prompt response has no stopReason (ACP requires one)")
+			}
 		}
 		c.cancelPending("cancel") // nothing of a finished turn may stay pending
 		c.endAgentTerms()         // nor may the turn's agent-owned terminals stay "running"

@@ -365,6 +365,11 @@ func TestTurnFailureAndRefusal(t *testing.T) {
 	if end := h.turn("refuse"); end.StopReason != string(acp.StopReasonRefusal) || end.Err != nil {
 		t.Errorf("refuse: %+v", end)
 	}
+	// ACP requires stopReason: a response without one is a failed turn, not "unknown".
+	if end := h.turn("nostop"); end.StopReason != "" || end.Err == nil ||
+		end.Err.Error() != "the agent's session/prompt response has no stopReason (ACP requires one)" {
+		t.Errorf("nostop: %+v", end)
+	}
 }
 
 // Messages beyond the SDK's 10 MiB line limit (pitfall P7): a session/update is handled by the

@@ -655,6 +655,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": "scripted failure"})
 	case "refuse":
 		return acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
+	case "nostop": // a response without the required stopReason
+		return acp.PromptResponse{}, nil
 	default:
 		a.say("unknown script " + f[0])
 	}
