@@ -61,6 +61,27 @@ func goTypeName(t string) string {
 	return t
 }
 
+// headerAt returns the table name of a `[a.b.c]` header on line (1-based) of doc, or "".
+func headerAt(doc []byte, line int) string {
+	lines := strings.Split(string(doc), "\n")
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	l := strings.TrimSpace(lines[line-1])
+	if !strings.HasPrefix(l, "[") || strings.HasPrefix(l, "[[") {
+		return ""
+	}
+	end := strings.IndexByte(l, ']')
+	if end < 0 {
+		return ""
+	}
+	parts := strings.Split(l[1:end], ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return strings.Join(parts, ".")
+}
+
 // decodeErr converts a go-toml decoding error into an *Error for file; doc locates full key
 // paths (go-toml gives only the last part for some errors).
 func decodeErr(file string, doc []byte, err error) *Error {
@@ -86,6 +107,17 @@ func decodeErr(file string, doc []byte, err error) *Error {
 		}
 		if full := keyAt(doc, line, col); full != "" {
 			key = full
+		}
+		if strings.HasPrefix(msg, "cannot store a table in ") {
+			// A table header where a value belongs: [policy.commands.allow] instead of
+			// allow = […] under [policy.commands].
+			if h := headerAt(doc, line); h != "" {
+				key = h
+				last := h[strings.LastIndexByte(h, '.')+1:]
+				msg = fmt.Sprintf("must be a value (%s = …), not a table ([%s])", last, h)
+			} else {
+				msg = "wrong type: got a TOML table, want " + strings.TrimPrefix(msg, "cannot store a table in ")
+			}
 		}
 		return &Error{File: file, Line: line, Col: col, Key: key, Msg: msg}
 	}
