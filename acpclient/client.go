@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/coder/acp-go-sdk"
 
@@ -615,6 +616,27 @@ func (c *Client) turnError(err error) error {
 	return fmt.Errorf("session/prompt: %w", err)
 }
 
+// mentionWords splits text at whitespace that is not escaped by a backslash, so that an
+// "@dir\ with\ spaces/file" mention (as the TUI's completion writes it) stays one word.
+func mentionWords(text string) []string {
+	var words []string
+	start := -1
+	for i, r := range text {
+		space := unicode.IsSpace(r) && !(i > 0 && text[i-1] == '\\')
+		switch {
+		case space && start >= 0:
+			words = append(words, text[start:i])
+			start = -1
+		case !space && start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		words = append(words, text[start:])
+	}
+	return words
+}
+
 // promptBlocks builds the prompt content: the text, plus one block per `@path` word that names
 // an existing file (embedded resource if the agent accepts embedded context and the policy
 // allows reading it, else a resource link).
@@ -624,11 +646,11 @@ func (c *Client) promptBlocks(text string) []acp.ContentBlock {
 	embed := c.info.Capabilities.PromptCapabilities.EmbeddedContext
 	c.mu.Unlock()
 	seen := map[string]bool{}
-	for _, w := range strings.Fields(text) {
+	for _, w := range mentionWords(text) {
 		if len(w) < 2 || w[0] != '@' {
 			continue
 		}
-		p := strings.TrimRight(w[1:], ".,;:!?)\"'")
+		p := strings.TrimRight(strings.ReplaceAll(w[1:], `\ `, " "), ".,;:!?)\"'")
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(c.o.Cwd, p)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -318,6 +319,31 @@ func TestPromptEmbedsFiles(t *testing.T) {
 	want := "text|resource:file://" + filepath.Join(h.cfg.Policy.Roots[0], "notes.txt") + ":remember"
 	if got := h.lastAgentText(); got != want && got != "text|resource:file://"+filepath.Join(h.dir, "notes.txt")+":remember" {
 		t.Errorf("blocks = %q, want %q", got, want)
+	}
+}
+
+// A mention of a file whose path has spaces, written "@dir\ with\ space/f.txt" (as the TUI
+// completes it), is embedded like any other.
+func TestPromptEmbedsFileWithSpaces(t *testing.T) {
+	h := start(t, setup{})
+	dir := filepath.Join(h.dir, "dir with space")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("spaced"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.turn(`blocks read @dir\ with\ space/f.txt, please`)
+	got := h.lastAgentText()
+	if !strings.HasPrefix(got, "text|resource:file://") || !strings.HasSuffix(got, "/dir with space/f.txt:spaced") {
+		t.Errorf("blocks = %q, want the spaced file embedded", got)
+	}
+}
+
+func TestMentionWords(t *testing.T) {
+	got := mentionWords("see  @a\\ b/c.txt\tand @d\n")
+	if want := []string{"see", `@a\ b/c.txt`, "and", "@d"}; !slices.Equal(got, want) {
+		t.Errorf("mentionWords = %q, want %q", got, want)
 	}
 }
 

@@ -42,9 +42,10 @@ func commandCandidates(cmds []acp.AvailableCommand, prefix string) []string {
 // fileCandidates completes an "@path" word against the file system: relative paths resolve
 // against cwd; only directories inside one of roots are listed (others give no candidates).
 // Directories get a trailing "/". Hidden entries are listed only when the typed name starts with
-// ".". It returns "@"-prefixed candidates, sorted, at most maxCompletions.
+// ".". It returns "@"-prefixed candidates, sorted, at most maxCompletions; spaces in names are
+// written "\ " (acpclient reads a mention the same way).
 func fileCandidates(word, cwd string, roots []string) []string {
-	rel := strings.TrimPrefix(word, "@")
+	rel := strings.ReplaceAll(strings.TrimPrefix(word, "@"), `\ `, " ")
 	dirPart, base := "", rel
 	if i := strings.LastIndex(rel, "/"); i >= 0 {
 		dirPart, base = rel[:i+1], rel[i+1:]
@@ -72,7 +73,7 @@ func fileCandidates(word, cwd string, roots []string) []string {
 		if !strings.HasPrefix(n, base) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".")) {
 			continue
 		}
-		c := "@" + dirPart + n
+		c := "@" + strings.ReplaceAll(dirPart+n, " ", `\ `) // spaces escaped: the mention stays one word
 		if e.IsDir() {
 			c += "/"
 		}

@@ -256,11 +256,12 @@ func (e *editor) wordRight() {
 }
 
 // wordBeforeCursor returns the whitespace-delimited word ending at the cursor and its start
-// column (runes).
+// column (runes). A backslash-escaped space belongs to the word (an "@dir\ with\ spaces/"
+// mention, as completion writes it).
 func (e *editor) wordBeforeCursor() (string, int) {
 	l := e.lines[e.row]
 	i := e.col
-	for i > 0 && !unicode.IsSpace(l[i-1]) {
+	for i > 0 && (!unicode.IsSpace(l[i-1]) || i >= 2 && l[i-2] == '\\') {
 		i--
 	}
 	return string(l[i:e.col]), i

@@ -156,6 +156,22 @@ func TestCompletion(t *testing.T) {
 	if e.value() != "look at @src/main" || len(c.items) != 2 {
 		t.Fatalf("common prefix = %q %v", e.value(), c.items)
 	}
+	// Names with spaces are written with "\ ", so the mention stays one word and completes on.
+	os.MkdirAll(filepath.Join(root, "dir with space"), 0o755)
+	os.WriteFile(filepath.Join(root, "dir with space", "notes file.md"), nil, 0o644)
+	e.reset()
+	e.insert("see @dir")
+	c.clear()
+	e.complete(&c, nil, root, []string{root})
+	if e.value() != `see @dir\ with\ space/` {
+		t.Fatalf("dir with spaces = %q", e.value())
+	}
+	e.insert("no")
+	c.clear()
+	e.complete(&c, nil, root, []string{root})
+	if e.value() != `see @dir\ with\ space/notes\ file.md ` {
+		t.Fatalf("file in a dir with spaces = %q", e.value())
+	}
 	// Outside the roots nothing is listed.
 	e.reset()
 	e.insert("@../")
