@@ -275,8 +275,11 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	var opts []string
 	for i, c := range cs {
 		keys := fmt.Sprintf("%d", i+1)
+		if i >= 9 {
+			keys = "" // only 1–9 are keys; the rest are picked with ↑/↓ and enter
+		}
 		if c.key != "" {
-			keys = c.key + "/" + keys
+			keys = strings.TrimSuffix(c.key+"/"+keys, "/")
 		}
 		line := fmt.Sprintf("%-5s %s", keys, c.label)
 		line = truncate(line, inner)

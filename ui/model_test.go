@@ -1489,3 +1489,24 @@ func TestHelpFitsNarrowWindow(t *testing.T) {
 		t.Fatalf("help box cut at 40 columns:\n%s", scr)
 	}
 }
+
+// Number keys pick options 1–9 only: a tenth option shows no number (pressing 1 picks the first).
+func TestApprovalMoreThanNineOptions(t *testing.T) {
+	h := newHarness(t, nil)
+	h.ev(acpclient.TurnStarted{Prompt: "go"})
+	p := ask("p1")
+	p.Options = nil
+	for i := 1; i <= 11; i++ {
+		p.Options = append(p.Options, acp.PermissionOption{OptionId: acp.PermissionOptionId(fmt.Sprintf("o%d", i)), Name: fmt.Sprintf("Choice %d", i), Kind: acp.PermissionOptionKindAllowOnce})
+	}
+	h.ev(p)
+	scr := h.screenText()
+	for _, want := range []string{"  9     Choice 9", "        Choice 10", "        Choice 11"} {
+		if !strings.Contains(scr, want) {
+			t.Fatalf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	if strings.Contains(scr, "10    Choice 10") {
+		t.Fatalf("option 10 shows a number key:\n%s", scr)
+	}
+}
