@@ -63,6 +63,10 @@ func TestMDStreamEqualsWholeRender(t *testing.T) {
 			if s.whole {
 				t.Errorf("doc %d width %d: fell back to whole renders", di, width)
 			}
+			// A resize starts over at the new width.
+			if got, want := strings.Join(s.render(md, doc, 41), "\n"), md.render(sanitize(doc), 41); got != want {
+				t.Fatalf("doc %d after a resize to 41:\n%s\n---- whole render:\n%s", di, got, want)
+			}
 		}
 	}
 	awaitRegexpClock(t)

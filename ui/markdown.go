@@ -164,8 +164,11 @@ func (s *mdStream) render(md *markdown, text string, width int) []string {
 		if s.prevCut < s.done {
 			s.last = s.done
 		}
-		s.lastRaw, _ = md.renderRaw(sanitize(text[s.last:s.cut]), width)
 		s.done = s.cut
+		if s.lastRaw, ok = md.renderRaw(sanitize(text[s.last:s.cut]), width); !ok {
+			s.whole = true
+			return splitNL(md.render(sanitize(text), width))
+		}
 	}
 	lines := slices.Clip(s.doneLines)
 	part := s.donePart
