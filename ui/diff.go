@@ -82,7 +82,7 @@ func lineDiff(a, b []string) (ops []diffOp, ok bool) {
 // Refinement of lineDiff's replaced blocks.
 const (
 	diffRefineMin    = 100 // lines (old+new) of a replaced block worth diffing again
-	diffRefinePasses = 8   // work budget: lines fed to the diff, in multiples of the input lines
+	diffRefinePasses = 16  // work budget: lines fed to the diff, in multiples of the input lines
 )
 
 // refineDiff appends to out the replaced blocks (in a, b coordinates, in order) that turn
