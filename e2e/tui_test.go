@@ -588,3 +588,28 @@ func TestTUIWriteAllowForSession(t *testing.T) {
 	tm.waitGone("Grants · d revokes") // before the next key: ESC + key would read as alt+key
 	quit(t, e, tm, 0)
 }
+
+// TestTUICancelHoldsQueuedPrompt: a prompt typed during a turn is queued; cancelling the turn
+// puts it back into the editor instead of sending it, and enter then sends it.
+func TestTUICancelHoldsQueuedPrompt(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask"))
+	tm := startDemo(t, e, "long 60")
+	tm.waitFor("│tick 2")
+	tm.typeText("echo held back")
+	tm.keys("Enter")
+	tm.waitFor("1 queued")
+	tm.keys("C-c") // cancel the turn
+	tm.waitFor("turn cancelled; the queued prompt is back in the editor")
+	tm.waitMatch(regexp.MustCompile(`(?m)^› echo held back\s*$`))
+	if got := recorded(t, e, "prompt"); len(got) != 1 {
+		t.Fatalf("the agent received %d prompts before enter, want 1 (the first): %v", len(got), got)
+	}
+	tm.keys("Enter")
+	// The reply: "held back" on a line of its own in the conversation column (panes to its right).
+	tm.waitMatch(regexp.MustCompile(`(?m)^held back\s+│`))
+	if got := recorded(t, e, "prompt"); len(got) != 2 || got[1]["text"] != "echo held back" {
+		t.Fatalf("the agent received %v, want the held prompt second", got)
+	}
+	quit(t, e, tm, 0)
+}
