@@ -37,13 +37,14 @@ const (
 )
 
 // lineDiff returns a line-by-line edit script from a to b, or ok false (and no script) when more
-// than diffMaxChangedLines lines lie between the common leading and trailing lines. Common leading and trailing lines are
+// than diffMaxChangedLines lines lie between the common leading and trailing lines. Those are
 // matched first; the rest goes to go-udiff's Myers implementation (the Go tools' diff), which is
 // exact for scripts of up to about 100 edits and, beyond, stops searching and replaces what is
-// left in the middle as a whole. Replaced blocks of more than diffRefineMin lines are diffed
-// again (each pass finds the exact script of up to 100 more edits inside), within a budget of
+// left in the middle as a whole. Replaced blocks of diffRefineMin lines or more are diffed again
+// (each pass finds the exact script of up to 100 more edits inside), within a budget of
 // diffRefinePasses times the input lines, so large edits stay close to minimal while time and
-// memory stay linear in the input.
+// memory stay linear in the input (edits denser than about one line in seven of 10 000 get
+// larger replaced blocks than needed).
 func lineDiff(a, b []string) (ops []diffOp, ok bool) {
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
