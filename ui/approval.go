@@ -140,10 +140,42 @@ type approvals struct {
 	sel    map[string]int // highlighted choice index per request id
 	scroll map[string]int // first body line shown per request id (the body scrolls; never cut)
 	room   int            // body lines that fit at the last render (the PgUp/PgDn step)
+	// diffs caches the rendered diffs of one request at one width: a request does not change,
+	// and a large diff costs milliseconds to render, once per frame otherwise.
+	diffs struct {
+		id    string
+		width int
+		st    *Styles // the styles they were drawn with (light/dark detection may change them)
+		lines []string
+	}
 }
 
 func newApprovals() *approvals {
 	return &approvals{sel: map[string]int{}, scroll: map[string]int{}, room: 1}
+}
+
+// diffLines renders the diffs of request p (its tool call's diff content, then the file write's
+// diff) at width cells, cached for the front request.
+func (a *approvals) diffLines(st *Styles, p acpclient.PermissionAsked, width int) []string {
+	if a.diffs.id == p.ID && a.diffs.width == width && a.diffs.st == st && a.diffs.id != "" {
+		return a.diffs.lines
+	}
+	var lines []string
+	for _, c := range p.ToolCall.Content {
+		if c.Diff != nil {
+			lines = append(lines, splitNL(renderDiff(st, c.Diff.Path, c.Diff.OldText, c.Diff.NewText, width, diffMaxLines))...)
+		}
+	}
+	if p.Diff != nil {
+		var old *string
+		if p.Diff.Existed {
+			o := p.Diff.OldText
+			old = &o
+		}
+		lines = append(lines, splitNL(renderDiff(st, p.Diff.Path, old, p.Diff.NewText, width, diffMaxLines))...)
+	}
+	a.diffs.id, a.diffs.width, a.diffs.st, a.diffs.lines = p.ID, width, st, lines
+	return lines
 }
 
 // handleKey answers or navigates the front request p. It returns the answer to send (nil when
@@ -259,19 +291,7 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 			body = append(body, wrapLabeled(st.Dim.Render("no \"always\": "), st.Dim.Render(revealLine(grantErr.Error())), inner)...)
 		}
 	}
-	for _, c := range p.ToolCall.Content {
-		if c.Diff != nil {
-			body = append(body, splitNL(renderDiff(st, c.Diff.Path, c.Diff.OldText, c.Diff.NewText, inner, diffMaxLines))...)
-		}
-	}
-	if p.Diff != nil {
-		var old *string
-		if p.Diff.Existed {
-			o := p.Diff.OldText
-			old = &o
-		}
-		body = append(body, splitNL(renderDiff(st, p.Diff.Path, old, p.Diff.NewText, inner, diffMaxLines))...)
-	}
+	body = append(body, a.diffLines(st, p, inner)...)
 	var opts []string
 	for i, c := range cs {
 		keys := fmt.Sprintf("%d", i+1)
