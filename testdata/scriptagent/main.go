@@ -318,6 +318,19 @@ func exitText(code *int, sig *string) string {
 	return s
 }
 
+// legacyWritePermission asks, as claude-agent-acp 0.17.1's Write does (no tool kind), to write
+// content to path, and reports whether an allow option was chosen (else it says the outcome).
+func (a *agent) legacyWritePermission(sid acp.SessionId, path, content string) bool {
+	r, err := a.conn.RequestPermission(context.Background(), acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+		ToolCall: acp.ToolCallUpdate{ToolCallId: "toolu_write", Title: acp.Ptr("Write " + path),
+			RawInput: map[string]any{"file_path": path, "content": content}}})
+	if err != nil || r.Outcome.Selected == nil || r.Outcome.Selected.OptionId == "reject" {
+		a.say("permission " + outcomeText(r, err))
+		return false
+	}
+	return true
+}
+
 var permOptions = []acp.PermissionOption{
 	{OptionId: "allow_always", Name: "Always Allow", Kind: acp.PermissionOptionKindAllowAlways},
 	{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
@@ -404,11 +417,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		}
 	case "legacywrite": // legacywrite PATH TEXT: claude-agent-acp 0.17.1's Write (permission without kind, then fs/write)
 		content := strings.Join(f[2:], " ")
-		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
-			ToolCall: acp.ToolCallUpdate{ToolCallId: "toolu_write", Title: acp.Ptr("Write " + f[1]),
-				RawInput: map[string]any{"file_path": f[1], "content": content}}})
-		if err != nil || r.Outcome.Selected == nil || r.Outcome.Selected.OptionId == "reject" {
-			a.say("permission " + outcomeText(r, err))
+		if !a.legacyWritePermission(sid, f[1], content) {
 			break
 		}
 		if _, err := a.conn.WriteTextFile(bg, acp.WriteTextFileRequest{SessionId: sid, Path: f[1], Content: content}); err != nil {
@@ -418,11 +427,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		}
 	case "legacywrite2": // legacywrite2 PATH TEXT: one permission, then two fs/write of PATH
 		content := strings.Join(f[2:], " ")
-		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
-			ToolCall: acp.ToolCallUpdate{ToolCallId: "toolu_write", Title: acp.Ptr("Write " + f[1]),
-				RawInput: map[string]any{"file_path": f[1], "content": content}}})
-		if err != nil || r.Outcome.Selected == nil || r.Outcome.Selected.OptionId == "reject" {
-			a.say("permission " + outcomeText(r, err))
+		if !a.legacyWritePermission(sid, f[1], content) {
 			break
 		}
 		var said []string
