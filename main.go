@@ -364,7 +364,8 @@ var (
 )
 
 // openLog opens the diagnostics log (path, or $XDG_STATE_HOME/acpterm/acpterm.log) for appending,
-// created 0600 and rotated at logMaxMiB, and makes it the destination of the standard `log`
+// created 0600 and rotated at logMaxMiB (a regular file only: a device such as /dev/null or a
+// symlink is appended to as is; a FIFO, socket or directory is a usage error), and makes it the destination of the standard `log`
 // package and slog.Default. The returned logger is the same handler; the path returned is the
 // log's absolute path. Errors name the file.
 func openLog(path string, getenv func(string) string) (*slog.Logger, io.Closer, string, error) {
@@ -382,14 +383,31 @@ func openLog(path string, getenv func(string) string) (*slog.Logger, io.Closer, 
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, "", usageError("log %s: %v", path, err)
 	}
-	// Open once here so that an unwritable path is a usage error now (lumberjack opens lazily),
-	// and a new file is created 0600 (lumberjack keeps the mode of the file it rotates).
-	probe, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, nil, "", usageError("log: %v", err)
+	// Only a regular file is rotated: lumberjack renames and deletes files, which must never
+	// happen to /dev/null, /dev/stderr or another device (as root it would replace the device
+	// with a file). A FIFO or socket would block or fail: refused.
+	// A symlink (/dev/stderr) is written through, never renamed.
+	var f io.WriteCloser
+	lst, lerr := os.Lstat(path)
+	switch st, err := os.Stat(path); {
+	case err == nil && st.Mode()&(os.ModeNamedPipe|os.ModeSocket|os.ModeDir) != 0:
+		return nil, nil, "", usageError("log %s: not a regular file or device (%v)", path, st.Mode().Type())
+	case err == nil && (!st.Mode().IsRegular() || lerr == nil && lst.Mode()&os.ModeSymlink != 0):
+		dev, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return nil, nil, "", usageError("log: %v", err)
+		}
+		f = dev
+	default:
+		// Open once here so that an unwritable path is a usage error now (lumberjack opens
+		// lazily), and a new file is created 0600 (lumberjack keeps the mode it finds).
+		probe, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, "", usageError("log: %v", err)
+		}
+		_ = probe.Close()
+		f = &lumberjack.Logger{Filename: path, MaxSize: logMaxMiB, MaxBackups: logBackups}
 	}
-	_ = probe.Close()
-	f := &lumberjack.Logger{Filename: path, MaxSize: logMaxMiB, MaxBackups: logBackups}
 	level := slog.LevelInfo
 	if v, err := strconv.ParseBool(getenv("ACPTERM_DEBUG")); err == nil && v {
 		level = slog.LevelDebug

@@ -281,3 +281,54 @@ func TestPipeWriterStopsOnAnyWriteError(t *testing.T) {
 		t.Errorf("good write: %v, failed() = %v", err, ok.failed())
 	}
 }
+
+// --log on a device or through a symlink is written as is, never rotated (rotation renames and
+// deletes files: as root it would replace /dev/null with a file); a FIFO is refused.
+func TestOpenLogDeviceSymlinkFIFO(t *testing.T) {
+	dir := t.TempDir()
+	prev := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	oldMax := logMaxMiB
+	logMaxMiB = 1
+	t.Cleanup(func() { logMaxMiB = oldMax })
+	target := filepath.Join(dir, "real.log")
+	link := filepath.Join(dir, "link.log")
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/dev/null", link} {
+		logger, f, _, err := openLog(path, func(string) string { return "" })
+		if err != nil {
+			t.Fatalf("openLog(%s): %v", path, err)
+		}
+		for range 2500 { // about 2.5 MB: past the 1 MiB cap
+			logger.Info("agent stderr", "line", strings.Repeat("x", 1000))
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, err := os.Stat("/dev/null"); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null after logging: %v %v", st.Mode(), err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symlink was replaced: %v %v", st.Mode(), err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Fatalf("dir holds %d entries, want the link and its target only", len(ents))
+	}
+	if st, _ := os.Stat(target); st.Size() < 2<<20 {
+		t.Fatalf("target has %d bytes, want everything written through the link", st.Size())
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := openLog(fifo, func(string) string { return "" }); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "not a regular file or device") {
+		t.Fatalf("openLog(fifo) = %v, want a usage error", err)
+	}
+}
