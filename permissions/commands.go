@@ -959,14 +959,24 @@ func buildRunner(argv []string) (launchReason, bool) {
 	// written without "=" may be that option's value (npm --prefix . run x, cargo -Z flag build),
 	// so it is only a candidate and the search goes on; +toolchain (cargo +nightly build) is
 	// skipped. Every candidate is checked: a value that happens to be a subcommand name is
-	// only stricter.
+	// only stricter. The word after "--" is a candidate too (npm -- run x runs "run"). A word
+	// after an option known to take a value (runnerValueOpts) is that value, not a candidate.
 	var subs []string
 	afterOpt := false
-	for _, a := range argv[1:] {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
 		if a == "--" {
+			if i+1 < len(argv) {
+				subs = append(subs, argv[i+1])
+			}
 			break
 		}
 		if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+") {
+			if runnerValueOpts[tool][a] {
+				i++ // the option's value
+				afterOpt = false
+				continue
+			}
 			afterOpt = strings.HasPrefix(a, "-") && !strings.Contains(a, "=")
 			continue
 		}
@@ -981,10 +991,61 @@ func buildRunner(argv []string) (launchReason, bool) {
 			return why, true
 		}
 	}
+	// npm-like tools and cargo: a subcommand not known to leave the workspace's scripts alone
+	// (an alias, a typo alias npm accepts, an abbreviation, a cargo-* plugin or a
+	// .cargo/config.toml alias) is treated as running them.
+	if safe := runnerSafeSubs[tool]; safe != nil {
+		for _, sub := range subs {
+			if sub == "audit" && slices.Contains(argv[1:], "fix") {
+				sub = "audit fix" // installs the fixed versions: their install scripts run
+			}
+			if !safe[sub] {
+				return launchReason{rule: tool + " " + sub, reason: tool + " " + sub + " may run scripts from workspace files the agent can edit (package.json, build.rs, plugins …): it is not a subcommand known to leave them alone"}, true
+			}
+		}
+	}
 	if len(subs) == 0 {
 		return buildRunnerSub(argv, tool, "")
 	}
 	return launchReason{}, false
+}
+
+// runnerValueOpts are, per tool, global options that always take the next word as their value
+// (so it is not the subcommand). Only options certain to take a value are listed: a boolean
+// option listed here would hide the subcommand after it.
+var runnerValueOpts = map[string]map[string]bool{
+	"npm":   setOf("--prefix", "-C", "-w", "--workspace", "--registry", "--loglevel", "--userconfig", "--globalconfig", "--cache"),
+	"cnpm":  setOf("--prefix", "-C", "-w", "--workspace", "--registry", "--loglevel", "--userconfig", "--globalconfig", "--cache"),
+	"pnpm":  setOf("-C", "--dir", "--filter", "-F"),
+	"cargo": setOf("--color", "--config", "-Z", "-C", "--explain"),
+}
+
+// runnerSafeSubs are, per tool, the subcommands known not to run workspace scripts, build
+// scripts or plugins (npm: no lifecycle scripts, no reify; cargo: built-ins that do not build).
+// For these tools every other subcommand is a build runner.
+var runnerSafeSubs = map[string]map[string]bool{
+	"npm":  npmSafeSubs,
+	"cnpm": npmSafeSubs,
+	"pnpm": setOf("ls", "list", "ll", "la", "outdated", "why", "audit", "config", "c", "get", "set", "root", "bin", "help",
+		"licenses", "view", "info", "show", "search", "whoami", "ping", "docs", "home", "bugs", "repo"),
+	"cargo": setOf("add", "clean", "config", "fetch", "fmt", "generate-lockfile", "help", "info", "init", "locate-project",
+		"login", "logout", "metadata", "new", "owner", "pkgid", "read-manifest", "remove", "rm", "report", "search", "tree",
+		"uninstall", "update", "vendor", "verify-project", "version", "yank"),
+}
+
+var npmSafeSubs = setOf("access", "adduser", "audit", "bugs", "issues", "cache", "completion", "config", "c", "get", "set",
+	"deprecate", "diff", "dist-tag", "dist-tags", "docs", "home", "doctor", "explain", "why", "find-dupes", "fund", "help",
+	"help-search", "hook", "login", "logout", "ls", "list", "la", "ll", "org", "outdated", "owner", "author", "ping", "pkg",
+	"prefix", "profile", "query", "repo", "root", "sbom", "search", "s", "se", "find", "star", "stars", "team", "token",
+	"unpublish", "unstar", "view", "v", "info", "show", "whoami")
+
+// setOf returns the set of words.
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
 }
 
 // buildRunnerSub is buildRunner for one candidate subcommand sub.

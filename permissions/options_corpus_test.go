@@ -166,3 +166,39 @@ func TestInlineCodeSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerAliases: every npm spelling of a command that runs package.json scripts (aliases,
+// typo aliases, audit fix, version) and cargo's external plugins (nextest, llvm-cov) ask with
+// the program allowed; read-only subcommands, including after options that take a value, stay
+// allowed.
+func TestRunnerAliases(t *testing.T) {
+	f := newCmdFixture(t, config.Commands{Allow: []string{"npm", "cargo", "pnpm"}})
+	ask := [][]string{
+		{"npm", "rb"}, {"npm", "in"}, {"npm", "ins"}, {"npm", "isntall"}, {"npm", "ic"}, {"npm", "clean-install"},
+		{"npm", "sit"}, {"npm", "upgrade"}, {"npm", "udpate"}, {"npm", "version", "patch"}, {"npm", "verison", "patch"},
+		{"npm", "audit", "fix"}, {"npm", "--json", "audit", "fix"}, {"npm", "ddp"}, {"npm", "dedupe"}, {"npm", "prune"},
+		{"npm", "uninstall", "x"}, {"npm", "rm", "x"}, {"npm", "edit", "x"}, {"npm", "install-ci-test"}, {"npm", "cit"},
+		{"npm", "insta"}, {"npm", "isnt"}, {"npm", "install-clean"}, {"npm", "isntall-clean"}, {"npm", "unknowncmd"},
+		{"npm", "--", "run", "x"}, {"npm", "--json", "rb"}, {"npm", "--foo", "ls", "rebuil"},
+		{"cargo", "nextest", "run"}, {"cargo", "llvm-cov"}, {"cargo", "rustc"}, {"cargo", "miri", "test"},
+		{"cargo", "--color", "never", "nextest", "run"}, {"pnpm", "rb"}, {"pnpm", "-C", "d", "install"},
+	}
+	allow := [][]string{
+		{"npm"}, {"npm", "--version"}, {"npm", "ls"}, {"npm", "view", "x"}, {"npm", "audit"}, {"npm", "outdated"},
+		{"npm", "--prefix", ".", "ls"}, {"npm", "-w", "mypkg", "ls"}, {"npm", "config", "get", "registry"},
+		{"cargo"}, {"cargo", "--version"}, {"cargo", "fmt"}, {"cargo", "tree"}, {"cargo", "metadata"},
+		{"cargo", "--color", "never", "fmt"}, {"cargo", "-C", "sub", "tree"}, {"pnpm", "ls"}, {"pnpm", "-C", "d", "why", "x"},
+	}
+	for _, argv := range ask {
+		d := f.e.DecideCommand(CommandRequest{Command: argv[0], Args: argv[1:]})
+		if d.Verdict != Ask || !strings.HasPrefix(d.Rule, "runner: ") {
+			t.Errorf("%q: %s %q (%s), want ask by a runner rule", argv, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	for _, argv := range allow {
+		d := f.e.DecideCommand(CommandRequest{Command: argv[0], Args: argv[1:]})
+		if d.Verdict != Allow {
+			t.Errorf("%q: %s %q (%s), want allow", argv, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+}
