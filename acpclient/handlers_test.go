@@ -334,6 +334,42 @@ func TestPolicyResolvedNamesToolCallAndRule(t *testing.T) {
 	}
 }
 
+// An agent that goes on after session/cancel (it ignores it) and asks for permission or runs a
+// command the policy would ask about gets "cancelled" at once: nobody is asked to approve work
+// they stopped, and the command does not run.
+func TestNoQuestionsAfterCancel(t *testing.T) {
+	h := start(t, setup{})
+	h.c.Prompt("goeson")
+	from := 0
+	h.waitFor(&from, "the agent's first words", func(e Event) bool {
+		su, ok := e.(SessionUpdated)
+		return ok && su.Update.AgentMessageChunk != nil
+	})
+	h.c.Cancel()
+	end := h.waitFor(&from, "TurnEnded", isTurnEnded).(TurnEnded)
+	if end.Err != nil {
+		t.Fatalf("TurnEnded = %+v", end)
+	}
+	if n := countEvents[PermissionAsked](h.snapshot()); n != 0 {
+		t.Fatalf("%d questions asked after the cancel, want 0", n)
+	}
+	if got := h.lastAgentText(); !strings.HasSuffix(got, "permission cancelled; create code=-32800 message=Request cancelled: command \"touch stubborn.txt\" was not run because the turn was cancelled") {
+		t.Errorf("agent saw %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "stubborn.txt")); err == nil {
+		t.Error("the command ran after the cancel")
+	}
+	notices := 0
+	for _, e := range h.snapshot() {
+		if n, ok := e.(Notice); ok && strings.HasPrefix(n.Text, "answered cancelled without asking (the turn was cancelled): ") {
+			notices++
+		}
+	}
+	if notices != 2 {
+		t.Errorf("%d notices of answers given without asking, want 2", notices)
+	}
+}
+
 func TestCancelAnswersPendingPermissionOnce(t *testing.T) {
 	h := start(t, setup{})
 	h.c.Prompt("permask")

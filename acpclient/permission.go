@@ -42,6 +42,19 @@ func (c *Client) ask(ev PermissionAsked) *pendingReq {
 		p.ch <- reply{cancelled: true}
 		return p
 	}
+	if c.inTurn && c.cancelled {
+		// The user cancelled this turn: an agent that goes on asking (it has not stopped yet)
+		// gets "cancelled" at once; nobody is asked to approve work they stopped (ACP: after
+		// session/cancel the client answers permission requests cancelled).
+		p.done = true
+		p.ch <- reply{cancelled: true, by: "cancel"}
+		title := ""
+		if ev.ToolCall.Title != nil {
+			title = *ev.ToolCall.Title
+		}
+		c.q.push(Notice{Level: "info", Text: fmt.Sprintf("answered cancelled without asking (the turn was cancelled): %s", clip(title, 120))})
+		return p
+	}
 	c.pend[p.id] = p
 	c.q.push(ev)
 	return p

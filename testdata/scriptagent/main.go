@@ -123,6 +123,7 @@ type agent struct {
 	authenticated bool
 	mode          string
 	model         string
+	cancels       chan struct{} // one token per session/cancel received
 }
 
 // sid is the session id: "sess-1", or the one session/load was given.
@@ -166,7 +167,7 @@ func main() {
 	}
 	pr, pw := io.Pipe()
 	go filterStdin(pw)
-	a := &agent{mode: "default", model: "fast"}
+	a := &agent{mode: "default", model: "fast", cancels: make(chan struct{}, 16)}
 	a.conn = acp.NewAgentSideConnection(a, out, pr)
 	<-a.conn.Done()
 	if scenario == "ignore-term" {
@@ -245,7 +246,13 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	return acp.LoadSessionResponse{Modes: modes, ConfigOptions: opts}, nil
 }
 
-func (a *agent) Cancel(context.Context, acp.CancelNotification) error { return nil }
+func (a *agent) Cancel(context.Context, acp.CancelNotification) error {
+	select {
+	case a.cancels <- struct{}{}:
+	default:
+	}
+	return nil
+}
 func (a *agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
 	return acp.CloseSessionResponse{}, nil
 }
@@ -469,6 +476,17 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		if cancelledTurn(ctx, r, err) {
 			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 		}
+	case "goeson": // ignores session/cancel: once cancelled it still asks and runs, then ends normally
+		a.say("working")
+		select {
+		case <-a.cancels:
+		case <-time.After(30 * time.Second):
+		}
+		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: "call-late", Title: acp.Ptr("fetch https://example.com/late"), Kind: acp.Ptr(acp.ToolKindFetch)}})
+		_, cerr := a.conn.CreateTerminal(bg, acp.CreateTerminalRequest{SessionId: sid, Command: "touch", Args: []string{"stubborn.txt"}})
+		a.say("permission " + outcomeText(r, err) + "; create " + errText(cerr))
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	case "permask": // permission for a tool the policy cannot judge (kind fetch)
 		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
 			ToolCall: acp.ToolCallUpdate{ToolCallId: "call-fetch", Title: acp.Ptr("fetch https://example.com"), Kind: acp.Ptr(acp.ToolKindFetch)}})
