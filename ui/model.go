@@ -220,6 +220,14 @@ func (m *Model) holdQueue() string {
 	return fmt.Sprintf("; %d queued prompt(s) moved to the history (↑)", len(q))
 }
 
+// holdQueueIf is holdQueue when cond holds (the user cancelled the turn), else "".
+func (m *Model) holdQueueIf(cond bool) string {
+	if !cond {
+		return ""
+	}
+	return m.holdQueue()
+}
+
 // nextPrompt starts the first queued prompt when no turn is running.
 func (m *Model) nextPrompt() tea.Cmd {
 	if m.busy || len(m.queue) == 0 || m.agentGone != "" {

@@ -426,7 +426,12 @@ func TestEscCancelsTurnAndPromptsQueue(t *testing.T) {
 	if h.quit {
 		t.Fatal("ctrl+c during a turn quit")
 	}
-	h.ev(acpclient.TurnEnded{StopReason: "end_turn"})
+	h.ev(acpclient.TurnEnded{StopReason: "end_turn"}) // the agent ignored the cancel
+	wantCalls(t, h.agent.take())                      // "third" is held all the same
+	if h.m.ed.value() != "third" {
+		t.Fatalf("editor after an ignored cancel = %q", h.m.ed.value())
+	}
+	h.key("enter")
 	wantCalls(t, h.agent.take(), "prompt third")
 	h.ev(acpclient.TurnStarted{Prompt: "third"})
 	h.ev(acpclient.TurnEnded{StopReason: "end_turn"})
@@ -1508,5 +1513,27 @@ func TestApprovalMoreThanNineOptions(t *testing.T) {
 	}
 	if strings.Contains(scr, "10    Choice 10") {
 		t.Fatalf("option 10 shows a number key:\n%s", scr)
+	}
+}
+
+// An agent that ignores the cancel and ends the turn with end_turn: the prompt queued behind the
+// cancelled turn is held all the same.
+func TestCancelIgnoredByAgentStillHoldsQueue(t *testing.T) {
+	h := newHarness(t, nil)
+	h.typeText("first")
+	h.key("enter")
+	h.ev(acpclient.TurnStarted{Prompt: "first"})
+	h.typeText("rm -rf everything please")
+	h.key("enter")
+	h.key("esc")
+	wantCalls(t, h.agent.take(), "prompt first", "cancel")
+	h.ev(acpclient.CancelRequested{})
+	h.ev(acpclient.TurnEnded{StopReason: "end_turn"})
+	wantCalls(t, h.agent.take())
+	if h.m.ed.value() != "rm -rf everything please" {
+		t.Fatalf("editor = %q", h.m.ed.value())
+	}
+	if scr := h.screenText(); !strings.Contains(scr, "turn ended (end_turn) after you cancelled it; the queued prompt is back in the editor") {
+		t.Fatalf("no notice:\n%s", scr)
 	}
 }

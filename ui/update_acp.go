@@ -21,17 +21,22 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 		m.turn++
 		cmds = append(cmds, m.armTick())
 	case acpclient.TurnEnded:
+		userCancelled := m.cancelPending // the user asked; the agent may still have ended otherwise
 		m.busy = false
 		m.cancelPending = false
 		m.killing = 0
 		switch {
 		case e.Err != nil && e.StopReason != string(acp.StopReasonCancelled):
-			m.addBanner("error", "turn failed: "+e.Err.Error())
+			m.addBanner("error", "turn failed: "+e.Err.Error()+m.holdQueueIf(userCancelled))
 			if m.turnFailed == "" {
 				m.turnFailed = e.Err.Error()
 			}
 		case e.StopReason == string(acp.StopReasonCancelled):
 			m.addBanner("info", "turn cancelled"+m.holdQueue())
+		case userCancelled:
+			// The agent ignored the cancel and ended the turn its own way: what was queued
+			// behind the cancelled turn is held all the same.
+			m.addBanner("info", "turn ended ("+e.StopReason+") after you cancelled it"+m.holdQueue())
 		case e.StopReason != "" && e.StopReason != string(acp.StopReasonEndTurn):
 			m.addBanner("warn", "turn ended: "+e.StopReason)
 		}
