@@ -87,6 +87,7 @@ type GrantStore struct {
 	file   string
 	grants []Grant   // session grants and the saved grants last read from file
 	stamp  fileStamp // the file as last read ("" file: unused)
+	warns  []string  // saved grants the last read skipped, and why
 }
 
 // fileStamp identifies one version of the grants file.
@@ -105,78 +106,117 @@ type grantsFile struct {
 
 // NewGrantStore loads the saved grants from file ("" = no persistence; a missing file is an
 // empty store). Errors: the file is not a regular file, is writable by others or owned by
-// another user, is not valid JSON of the expected shape, or a grant in it is malformed (no id,
-// empty argv, or a banned head such as a shell).
+// another user, or is not valid JSON of the expected shape (version 1). A grant in it that is
+// malformed (no id, empty argv) or that this engine would not make (a banned head such as a
+// shell or make, a build runner such as npm rb or cargo build, a dynamic word) is not an
+// error: it is skipped and reported by Warnings, and dropped from the file the next time a
+// grant is saved or revoked.
 func NewGrantStore(file string) (*GrantStore, error) {
 	s := &GrantStore{file: file}
 	if file == "" {
 		return s, nil
 	}
-	saved, stamp, err := readGrantsFile(file)
+	saved, warns, stamp, err := readGrantsFile(file)
 	if err != nil {
 		return nil, err
 	}
-	s.grants, s.stamp = saved, stamp
+	s.grants, s.warns, s.stamp = saved, warns, stamp
 	return s, nil
 }
 
-// readGrantsFile reads and validates the saved grants (none when the file does not exist).
-func readGrantsFile(file string) ([]Grant, fileStamp, error) {
+// Warnings lists the saved grants the last read of the grants file skipped, one line each, e.g.
+// `grants file /h/.local/state/acpterm/grants.json: grant g-1 (make) ignored: make is a build
+// runner executing workspace recipes`. Empty when every saved grant loaded.
+func (s *GrantStore) Warnings() []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.warns)
+}
+
+// grantRefusal says why argv may never be covered by a command grant: a banned head
+// (bannedHead) or a build runner (buildRunner: npm rb, cargo build, …), which asks whatever
+// was granted. "" when a grant is fine.
+func grantRefusal(argv []string) string {
+	if why := bannedHead(argv); why != "" {
+		return why
+	}
+	if why, ok := buildRunner(argv); ok {
+		return why.reason
+	}
+	return ""
+}
+
+// readGrantsFile reads and validates the saved grants (none when the file does not exist);
+// the grants it skips come back as warnings.
+func readGrantsFile(file string) ([]Grant, []string, fileStamp, error) {
 	fh, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO must not block
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fileStamp{}, nil
+		return nil, nil, fileStamp{}, nil
 	}
 	if err != nil {
-		return nil, fileStamp{}, fmt.Errorf("grants file: %w", err)
+		return nil, nil, fileStamp{}, fmt.Errorf("grants file: %w", err)
 	}
 	defer fh.Close()
 	st, err := fh.Stat()
 	if err != nil {
-		return nil, fileStamp{}, fmt.Errorf("grants file: %w", err)
+		return nil, nil, fileStamp{}, fmt.Errorf("grants file: %w", err)
 	}
 	// Saved grants turn asks into allows: a file someone else could write is refused.
 	if !st.Mode().IsRegular() {
-		return nil, fileStamp{}, fmt.Errorf("grants file %s: not a regular file", file)
+		return nil, nil, fileStamp{}, fmt.Errorf("grants file %s: not a regular file", file)
 	}
 	if st.Size() > 16<<20 {
-		return nil, fileStamp{}, fmt.Errorf("grants file %s: %d bytes is too large", file, st.Size())
+		return nil, nil, fileStamp{}, fmt.Errorf("grants file %s: %d bytes is too large", file, st.Size())
 	}
 	if st.Mode().Perm()&0o022 != 0 {
-		return nil, fileStamp{}, fmt.Errorf("grants file %s: writable by group or others (mode %04o); run chmod 600 on it", file, st.Mode().Perm())
+		return nil, nil, fileStamp{}, fmt.Errorf("grants file %s: writable by group or others (mode %04o); run chmod 600 on it", file, st.Mode().Perm())
 	}
 	stamp := stampOf(st)
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
-		return nil, fileStamp{}, fmt.Errorf("grants file %s: owned by uid %d, not the current user", file, sys.Uid)
+		return nil, nil, fileStamp{}, fmt.Errorf("grants file %s: owned by uid %d, not the current user", file, sys.Uid)
 	}
 	data, err := io.ReadAll(fh)
 	if err != nil {
-		return nil, fileStamp{}, fmt.Errorf("grants file %s: %w", file, err)
+		return nil, nil, fileStamp{}, fmt.Errorf("grants file %s: %w", file, err)
 	}
 	var gf grantsFile
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&gf); err != nil {
-		return nil, fileStamp{}, fmt.Errorf("grants file %s: %w", file, err)
+		return nil, nil, fileStamp{}, fmt.Errorf("grants file %s: %w", file, err)
 	}
 	if gf.Version != 1 {
-		return nil, fileStamp{}, fmt.Errorf("grants file %s: unsupported version %d (want 1)", file, gf.Version)
+		return nil, nil, fileStamp{}, fmt.Errorf("grants file %s: unsupported version %d (want 1)", file, gf.Version)
 	}
 	var out []Grant
+	var warns []string
 	for i, g := range gf.Grants {
 		if g.ID == "" {
-			return nil, fileStamp{}, fmt.Errorf("grants file %s: grant %d has no id", file, i+1)
+			warns = append(warns, fmt.Sprintf("grants file %s: grant %d ignored: it has no id", file, i+1))
+			continue
 		}
 		if err := g.check(); err != nil {
-			return nil, fileStamp{}, fmt.Errorf("grants file %s: grant %s: %v", file, g.ID, err)
+			warns = append(warns, fmt.Sprintf("grants file %s: grant %s ignored: %v", file, g.ID, err))
+			continue
 		}
-		if why := bannedHead(g.Argv); !g.isFile() && why != "" {
-			return nil, fileStamp{}, fmt.Errorf("grants file %s: grant %s (%s) is not allowed: %s", file, g.ID, strings.Join(g.Argv, " "), why)
+		if !g.isFile() {
+			why := grantRefusal(g.Argv)
+			if why == "" && slices.Contains(g.Argv, DynamicWord) {
+				why = "it has words only known when the shell runs"
+			}
+			if why != "" {
+				warns = append(warns, fmt.Sprintf("grants file %s: grant %s (%s) ignored: %s", file, g.ID, strings.Join(g.Argv, " "), why))
+				continue
+			}
 		}
 		g.Saved = true
 		g.Session = ""
 		out = append(out, g)
 	}
-	return out, stamp, nil
+	return out, warns, stamp, nil
 }
 
 func stampOf(st fs.FileInfo) fileStamp {
@@ -201,13 +241,13 @@ func (s *GrantStore) refreshLocked(force bool) error {
 	if !force && now == s.stamp {
 		return nil
 	}
-	saved, stamp, err := readGrantsFile(s.file)
+	saved, warns, stamp, err := readGrantsFile(s.file)
 	kept := slices.DeleteFunc(s.grants, func(g Grant) bool { return g.Saved })
 	if err != nil {
-		s.grants, s.stamp = kept, now
+		s.grants, s.stamp, s.warns = kept, now, nil
 		return err
 	}
-	s.grants, s.stamp = append(kept, saved...), stamp
+	s.grants, s.stamp, s.warns = append(kept, saved...), stamp, warns
 	return nil
 }
 
@@ -231,7 +271,7 @@ func (s *GrantStore) lockFile() (unlock func(), err error) {
 // for leaves that no rule matched (unmatched → ask); a grant never overrides a deny or ask rule.
 // Leaves with dynamic words or banned heads are never covered.
 func (s *GrantStore) Allows(session string, leaf Leaf) (grantID string, ok bool) {
-	if s == nil || bannedHead(leaf.Argv) != "" {
+	if s == nil || grantRefusal(leaf.Argv) != "" {
 		return "", false
 	}
 	s.mu.Lock()
@@ -305,7 +345,7 @@ func (s *GrantStore) add(g Grant) (Grant, bool, error) {
 	if err := g.check(); err != nil {
 		return Grant{}, false, fmt.Errorf("grant: %v", err)
 	}
-	if why := bannedHead(g.Argv); !g.isFile() && why != "" {
+	if why := grantRefusal(g.Argv); !g.isFile() && why != "" {
 		return Grant{}, false, fmt.Errorf("grant refused for %q: %s", strings.Join(g.Argv, " "), why)
 	}
 	if slices.Contains(g.Argv, DynamicWord) {
@@ -428,6 +468,7 @@ func (s *GrantStore) saveLocked() error {
 	if st, err := os.Stat(s.file); err == nil {
 		s.stamp = stampOf(st)
 	}
+	s.warns = nil // the skipped grants are no longer in the file
 	return nil
 }
 
@@ -634,6 +675,9 @@ func (e *Engine) grantsFor(d Decision, o GrantOptions) ([]Grant, *Grant, error) 
 		if l.Rule != "unmatched" {
 			return nil, nil, fmt.Errorf("grant refused for %q: it asks because of %s (%s), which a grant does not override", strings.Join(l.Argv, " "), l.Rule, l.Reason)
 		}
+		if why := grantRefusal(l.Argv); why != "" {
+			return nil, nil, fmt.Errorf("grant refused for %q: %s", strings.Join(l.Argv, " "), why)
+		}
 		if slices.Contains(l.Argv, DynamicWord) {
 			return nil, nil, fmt.Errorf("grant refused for %q: it has words only known when the shell runs", strings.Join(l.Argv, " "))
 		}
@@ -679,6 +723,10 @@ func (e *Engine) Revoke(id string) error {
 	}
 	return nil
 }
+
+// GrantWarnings lists the saved grants the engine ignored when it read the grants file (see
+// GrantStore.Warnings); the caller shows them (stderr, the log, a status line) and goes on.
+func (e *Engine) GrantWarnings() []string { return e.grants.Warnings() }
 
 // GrantStore returns the engine's grant store (the command analysis consults its Allows).
 func (e *Engine) GrantStore() *GrantStore { return e.grants }

@@ -61,6 +61,8 @@ func TestRunnerNotGrantable(t *testing.T) {
 		{[]string{"make", "test"}, "runner: make", `grant refused for "make test": make is a build runner executing workspace recipes`},
 		{[]string{"cargo", "build"}, "runner: cargo build", `grant refused for "cargo build": it asks because of runner: cargo build`},
 		{[]string{"tar", "-xvI", "./x", "-f", "a.tar"}, "launch: tar -I", `grant refused for "tar -xvI ./x -f a.tar": it asks because of launch: tar -I`},
+		{[]string{"npm", "rb"}, "runner: npm rb", `grant refused for "npm rb": it asks because of runner: npm rb`},
+		{[]string{"cargo", "nextest", "run"}, "runner: cargo nextest", `grant refused for "cargo nextest run": it asks because of runner: cargo nextest`},
 		{[]string{"wc", "-l", "f"}, "unmatched", ""},
 	}
 	for _, c := range cases {
