@@ -582,7 +582,10 @@ func launchOption(argv []string) (launchReason, bool) {
 				if o.full == "--exec" && sub == "rebase" {
 					continue // rebase --exec, below
 				}
-				if strings.HasPrefix(a, o.full) || longAbbrev(a, o.full) {
+				// The name as written (before "=") is the option or an abbreviation of it;
+				// a longer name that merely starts with it (--output-indicator-new) is
+				// another option (parse-options: an exact match wins).
+				if longAbbrev(a, o.full) {
 					return hit(o.full, o.why)
 				}
 			}
@@ -789,6 +792,7 @@ var gitLaunchLong = []struct{ full, why string }{
 	{"--ext-diff", "runs an external diff program"},
 	{"--extcmd", "runs an external diff program"},
 	{"--output", "writes a file"},
+	{"--output-directory", "writes files into a directory"},
 	{"--template", "copies hooks from a template directory into the repository"},
 }
 

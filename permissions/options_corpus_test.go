@@ -202,3 +202,31 @@ func TestRunnerAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestLongOptionExactName: a long option that exactly names a longer option
+// (--output-indicator-new) is not taken for the shorter dangerous one it starts with (--output);
+// the dangerous option itself, its "=value" form and its abbreviations still ask.
+func TestLongOptionExactName(t *testing.T) {
+	f := newCmdFixture(t, config.Commands{Allow: []string{"git", "tar"}})
+	cases := []struct {
+		argv []string
+		want Verdict
+		rule string
+	}{
+		{[]string{"git", "log", "--output-indicator-new=+"}, Allow, "allow: git"},
+		{[]string{"git", "diff", "--output-indicator-old", "-"}, Allow, "allow: git"},
+		{[]string{"git", "diff", "--output-indicator-context=x"}, Allow, "allow: git"},
+		{[]string{"git", "log", "--output=f"}, Ask, "launch: git --output"},
+		{[]string{"git", "log", "--output", "f"}, Ask, "launch: git --output"},
+		{[]string{"git", "log", "--outp=f"}, Ask, "launch: git --output"},
+		{[]string{"git", "format-patch", "--output-directory=d"}, Ask, "launch: git --output-directory"},
+		{[]string{"tar", "--checkpoint=10", "-cf", "a.tar", "x"}, Allow, "allow: tar"},
+		{[]string{"tar", "--checkpoint-act=exec=id", "-cf", "a.tar", "x"}, Ask, "launch: tar --checkpoint-action"},
+	}
+	for _, c := range cases {
+		d := f.e.DecideCommand(CommandRequest{Command: c.argv[0], Args: c.argv[1:]})
+		if d.Verdict != c.want || d.Rule != c.rule {
+			t.Errorf("%q: %s %q (%s), want %s %q", c.argv, d.Verdict, d.Rule, d.Reason, c.want, c.rule)
+		}
+	}
+}
