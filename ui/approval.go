@@ -179,7 +179,8 @@ func (a *approvals) diffLines(st *Styles, p acpclient.PermissionAsked, width int
 }
 
 // handleKey answers or navigates the front request p. It returns the answer to send (nil when
-// the key only moved the highlight or was not an answer) and whether the key was consumed.
+// the key only moved the highlight or was not an answer) and whether the key was one of the
+// modal's (false: the caller decides, e.g. typing goes to the editor).
 func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km *KeyMap, grantErr error) (*acpclient.Answer, bool) {
 	cs := choicesFor(p, km, grantErr)
 	sel, ok := a.sel[p.ID]
@@ -193,11 +194,19 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 		return &ans, true
 	}
 	own := ownPrompt(p)
+	if own {
+		// The fixed letters shown first (a, s, S, d): a [ui.keys] binding of one of them to
+		// another action must not make the shown "d Deny" allow.
+		for i, c := range cs {
+			if c.key != "" && k.Text == c.key {
+				return pick(i)
+			}
+		}
+	}
 	for i, c := range cs {
 		if own {
-			// Own prompts: the fixed letters, and the approve/reject bindings by meaning.
-			if (c.key != "" && k.Text == c.key) ||
-				(c.role == "once" && key.Matches(k, km.ApproveOnce)) ||
+			// Own prompts: the approve/reject bindings by meaning.
+			if (c.role == "once" && key.Matches(k, km.ApproveOnce)) ||
 				(c.role == "always" && key.Matches(k, km.ApproveAlways)) ||
 				(c.role == "reject" && key.Matches(k, km.RejectOnce, km.RejectAlways)) {
 				return pick(i)
@@ -245,7 +254,7 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 			return pick(i)
 		}
 	}
-	return nil, true // the modal swallows other keys
+	return nil, false // not one of the modal's keys
 }
 
 // render draws the front request as the modal's text (width cells wide, at most maxH lines).
@@ -552,8 +561,8 @@ func wrapLabeled(prefix, v string, w int) []string {
 // "esc deny" for acpterm's own prompts (whose Esc answer is Deny).
 func escLabel(cs []approvalChoice) string {
 	for _, c := range cs {
-		if c.role == "save" {
-			return "esc deny"
+		if c.role == "save" || c.role == "reject" && c.answer.Choice == acpclient.Deny {
+			return "esc deny" // acpterm's own prompt
 		}
 	}
 	for _, c := range cs {

@@ -1537,3 +1537,41 @@ func TestCancelIgnoredByAgentStillHoldsQueue(t *testing.T) {
 		t.Fatalf("no notice:\n%s", scr)
 	}
 }
+
+// Typing into an armed modal (the user did not notice it): a key that is no choice goes to the
+// editor and the modal stops taking keys, so the next letters ("s" of "test") grant nothing.
+func TestTypingIntoArmedModalGoesToEditor(t *testing.T) {
+	h := newHarness(t, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h.m.now = func() time.Time { return now }
+	h.ev(acpclient.TurnStarted{Prompt: "go"})
+	title := "make"
+	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", Policy: &permissions.Decision{Verdict: permissions.Ask, Rule: "unmatched"},
+		ToolCall: acp.ToolCallUpdate{Title: &title}})
+	now = now.Add(time.Second) // armed
+	for _, r := range "typing test" {
+		now = now.Add(150 * time.Millisecond)
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	wantCalls(t, h.agent.take())
+	if h.m.ed.value() != "typing test" {
+		t.Fatalf("editor = %q, want every typed key", h.m.ed.value())
+	}
+	h.send(tea.PasteMsg{Content: " pasted"})
+	if h.m.ed.value() != "typing test pasted" {
+		t.Fatalf("editor after a paste = %q", h.m.ed.value())
+	}
+	now = now.Add(typingGrace)
+	h.send(keyMsg("d"))
+	wantCalls(t, h.agent.take(), `answer c1 option="" choice="deny"`)
+}
+
+// [ui.keys] approve_once = ["d"]: on acpterm's own prompt the shown "d Deny" still denies.
+func TestOwnPromptFixedLettersWin(t *testing.T) {
+	h := newHarness(t, map[string][]string{"approve_once": {"d"}})
+	title := "make"
+	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", Policy: &permissions.Decision{Verdict: permissions.Ask, Rule: "unmatched"},
+		ToolCall: acp.ToolCallUpdate{Title: &title}})
+	h.key("d")
+	wantCalls(t, h.agent.take(), `answer c1 option="" choice="deny"`)
+}

@@ -98,9 +98,15 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			// The whole request, unwrapped and unscrolled, in $PAGER.
 			return m.pageText("request", requestText(p))
 		}
-		ans, _ := m.appr.handleKey(p, k, &m.keys, m.grantErr(p))
+		ans, known := m.appr.handleKey(p, k, &m.keys, m.grantErr(p))
 		if ans != nil {
 			return m.answer(p.ID, *ans)
+		}
+		if !known && k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt) == 0 {
+			// A printable key that is no choice: the user is typing, not answering (they may
+			// not have noticed the modal). It goes to the editor, and the modal stops taking
+			// keys until typing pauses, so the next letters cannot pick a choice.
+			return tea.Batch(m.handleEditorKey(k), m.tick(typingGrace, func(time.Time) tea.Msg { return modalArmMsg{} }))
 		}
 		return nil
 	}
@@ -248,10 +254,15 @@ func (m *Model) handlePaste(s string) tea.Cmd {
 			return nil
 		}
 	}
-	if _, ok := m.frontApproval(); ok || m.showHelp || m.showGrants {
+	if m.showHelp || m.showGrants {
 		return nil
 	}
 	m.ed.insert(s)
+	if _, ok := m.frontApproval(); ok {
+		// Pasted text is the prompt's, never an answer; the modal waits until typing pauses.
+		m.lastEditorKey = m.now()
+		return m.tick(typingGrace, func(time.Time) tea.Msg { return modalArmMsg{} })
+	}
 	return nil
 }
 
