@@ -88,7 +88,9 @@ func run(ctx context.Context, args []string, std stdio, getenv func(string) stri
 	}
 	code, err := runAgent(ctx, o, std, getenv)
 	if err != nil {
-		fmt.Fprintf(std.err, "acpterm: %s\n", trimUsage(err))
+		// The error may quote the agent (its stderr tail, its stdout): no escape sequence of
+		// the agent's may reach the user's terminal.
+		fmt.Fprintf(std.err, "acpterm: %s\n", ui.SafeText(trimUsage(err)))
 		if errors.Is(err, errUsage) {
 			fmt.Fprintln(std.err, "Run 'acpterm --help' for usage.")
 		}

@@ -229,3 +229,22 @@ func TestREADMEConfigExampleIsValid(t *testing.T) {
 		}
 	}
 }
+
+// TestStartErrorIsSanitized: an agent that dies at start writing escape sequences to stderr
+// (a window title, colours, a bidi override): the error acpterm prints quotes its stderr without
+// them, so they cannot reach the user's terminal.
+func TestStartErrorIsSanitized(t *testing.T) {
+	e := newEnv(t)
+	agent := filepath.Join(e.root, "evil.sh")
+	script := "#!/bin/sh\nprintf 'fatal: \\033]2;HACKED-TITLE\\007\\033[41mRED\\342\\200\\256txt\\n' >&2\nexit 1\n"
+	if err := os.WriteFile(agent, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("--headless", "--cwd", e.project, "--prompt", "hi", "--", agent)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", r.code, r.stderr)
+	}
+	if strings.ContainsAny(r.stderr, "\x1b\x07\u202e") || !strings.Contains(r.stderr, "fatal: REDtxt") {
+		t.Fatalf("stderr %q: want the agent's text without escape sequences", r.stderr)
+	}
+}

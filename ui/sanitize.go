@@ -95,6 +95,11 @@ func revealLine(s string) string {
 	return b.String()
 }
 
+// SafeText is text from the agent (or quoting it, like an error carrying its stderr) made safe
+// to print on the user's terminal outside the TUI: sanitize's rules (escape sequences, control
+// characters and bidi overrides removed; newlines and tabs kept).
+func SafeText(s string) string { return sanitize(s) }
+
 // sanitizeLine is sanitize for one-line fields (titles, labels, option names): newlines and tabs
 // become spaces too.
 func sanitizeLine(s string) string {
