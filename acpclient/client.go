@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -663,9 +664,11 @@ func (c *Client) promptBlocks(text string) []acp.ContentBlock {
 			continue
 		}
 		seen[p] = true
-		uri := "file://" + p
+		uri := (&url.URL{Scheme: "file", Path: p}).String() // percent-encoded: "a#b.txt", "my notes.md"
 		if embed && c.o.Engine != nil && c.o.Engine.DecideRead(p).Verdict == permissions.Allow {
-			if body, err := c.o.Engine.ReadFile(p, nil, nil); err == nil {
+			// Only text is embedded (as text/plain); a binary file (NUL bytes, or invalid UTF-8,
+			// which ReadFile turned into U+FFFD) goes as a link.
+			if body, err := c.o.Engine.ReadFile(p, nil, nil); err == nil && !strings.ContainsAny(body, "\x00\uFFFD") {
 				blocks = append(blocks, acp.ContentBlock{Resource: &acp.ContentBlockResource{
 					Type: "resource",
 					Resource: acp.EmbeddedResourceResource{TextResourceContents: &acp.TextResourceContents{

@@ -333,10 +333,15 @@ func TestPromptEmbedsFileWithSpaces(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("spaced"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.turn(`blocks read @dir\ with\ space/f.txt, please`)
+	if err := os.WriteFile(filepath.Join(h.dir, "bin#1.dat"), []byte{0x7f, 'E', 'L', 'F', 0, 0xff, 0xfe}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.turn(`blocks read @dir\ with\ space/f.txt, please, and @bin#1.dat`)
 	got := h.lastAgentText()
-	if !strings.HasPrefix(got, "text|resource:file://") || !strings.HasSuffix(got, "/dir with space/f.txt:spaced") {
-		t.Errorf("blocks = %q, want the spaced file embedded", got)
+	// URIs are percent-encoded; the binary file goes as a link, not as text.
+	if !strings.HasPrefix(got, "text|resource:file://") || !strings.Contains(got, "/dir%20with%20space/f.txt:spaced|") ||
+		!strings.HasSuffix(got, "|link:file://"+filepath.ToSlash(h.dir)+"/bin%231.dat") {
+		t.Errorf("blocks = %q, want the spaced file embedded and the binary one linked", got)
 	}
 }
 
