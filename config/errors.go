@@ -63,14 +63,30 @@ func goTypeName(t string) string {
 
 // headerAt returns the table name of a `[a.b.c]` header on line (1-based) of doc, or "".
 func headerAt(doc []byte, line int) string {
+	return headerName(doc, line, false)
+}
+
+// arrayHeaderAt returns the table name of a `[[a.b.c]]` (array of tables) header on line
+// (1-based) of doc, or "".
+func arrayHeaderAt(doc []byte, line int) string {
+	return headerName(doc, line, true)
+}
+
+// headerName is headerAt (array false) or arrayHeaderAt (array true).
+func headerName(doc []byte, line int, array bool) string {
 	lines := strings.Split(string(doc), "\n")
 	if line < 1 || line > len(lines) {
 		return ""
 	}
 	l := strings.TrimSpace(lines[line-1])
-	if !strings.HasPrefix(l, "[") || strings.HasPrefix(l, "[[") {
+	open := "["
+	if array {
+		open = "[["
+	}
+	if !strings.HasPrefix(l, open) || (!array && strings.HasPrefix(l, "[[")) {
 		return ""
 	}
+	l = l[len(open)-1:]
 	end := strings.IndexByte(l, ']')
 	if end < 0 {
 		return ""
@@ -96,6 +112,7 @@ func decodeErr(file string, doc []byte, err error) *Error {
 		line, col := de.Position()
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
 		key := strings.Join(de.Key(), ".")
+		arrayKey := "" // the [[header]] named by the message, which keyAt does not know
 		switch {
 		case typeErrRe.MatchString(msg):
 			m := typeErrRe.FindStringSubmatch(msg)
@@ -103,10 +120,19 @@ func decodeErr(file string, doc []byte, err error) *Error {
 		case dupKeyRe.MatchString(msg):
 			msg = "duplicate key (already set above)"
 		case strings.Contains(msg, "array table"):
+			if h := arrayHeaderAt(doc, line); h != "" && !strings.HasSuffix(msg, " struct") {
+				// [[policy.max_terminals]] where max_terminals = … belongs.
+				msg = fmt.Sprintf("must be a value (%s = …), not an array of tables ([[%s]])", h[strings.LastIndexByte(h, '.')+1:], h)
+				arrayKey = h
+				break
+			}
 			msg = "must be a table ([" + key + "]), not an array of tables ([[" + key + "]])"
 		}
 		if full := keyAt(doc, line, col); full != "" {
 			key = full
+		}
+		if arrayKey != "" {
+			key = arrayKey
 		}
 		if strings.HasPrefix(msg, "cannot store a table in ") {
 			// A table header where a value belongs: [policy.commands.allow] instead of
@@ -115,6 +141,19 @@ func decodeErr(file string, doc []byte, err error) *Error {
 				key = h
 				last := h[strings.LastIndexByte(h, '.')+1:]
 				msg = fmt.Sprintf("must be a value (%s = …), not a table ([%s])", last, h)
+			} else if h := arrayHeaderAt(doc, line); h != "" {
+				// [[policy.commands.allow]] where allow = ["…"] belongs.
+				key = h
+				last := h[strings.LastIndexByte(h, '.')+1:]
+				if target := strings.TrimPrefix(msg, "cannot store a table in "); target == "string" || target == "a string" {
+					example := "…"
+					if strings.HasPrefix(h, "policy.commands.") {
+						example = "git status"
+					}
+					msg = fmt.Sprintf("must be a list of strings (%s = [%q, …]), not an array of tables ([[%s]])", last, example, h)
+				} else {
+					msg = fmt.Sprintf("must be a value (%s = …), not an array of tables ([[%s]])", last, h)
+				}
 			} else {
 				msg = "wrong type: got a TOML table, want " + strings.TrimPrefix(msg, "cannot store a table in ")
 			}
