@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/sys/unix"
 	"gopkg.in/natefinch/lumberjack.v2"
 
@@ -237,15 +238,24 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	}
 	// Starting an agent can take seconds (npx, a first run): say so on the terminal rather than
 	// leave it blank; the line is erased before the TUI takes the screen.
+	// It stays one line (cut to the terminal's width) and keys typed meanwhile are not echoed
+	// over it (they wait in the input queue for the TUI).
 	startLine := !o.headless && isTerminal(os.Stderr)
+	restoreEcho := func() {}
 	if startLine {
-		fmt.Fprintf(std.err, "acpterm: starting %s… (ctrl+c cancels)", filepath.Base(agent[0]))
+		line := fmt.Sprintf("acpterm: starting %s… (ctrl+c cancels)", filepath.Base(agent[0]))
+		if ws, err := unix.IoctlGetWinsize(int(os.Stderr.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 1 {
+			line = ansi.Truncate(ui.SafeText(line), int(ws.Col)-1, "…")
+		}
+		fmt.Fprint(std.err, line)
+		restoreEcho = noEcho(os.Stdin)
 	}
 	s.client, err = acpclient.Start(ctx, acpclient.Options{
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
 		Log: logger, Env: agentEnv,
 	})
 	if startLine {
+		restoreEcho()
 		fmt.Fprint(std.err, "\r\x1b[2K")
 	}
 	if err != nil {
@@ -345,6 +355,23 @@ func agentCommand(o cliOptions, cfg *config.Config) ([]string, error) {
 		where = "$XDG_CONFIG_HOME/acpterm/config.toml"
 	}
 	return nil, usageError("no agent: name one after \"--\" (acpterm -- AGENT [ARGS...]), set [agent] command in %s, or try --demo", where)
+}
+
+// noEcho turns off f's terminal echo (keys typed while the agent starts would be printed over
+// the "starting" line; they stay queued for the TUI) and returns the function that restores it.
+// A no-op when f is not a terminal.
+func noEcho(f *os.File) (restore func()) {
+	fd := int(f.Fd())
+	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return func() {}
+	}
+	t := *old
+	t.Lflag &^= unix.ECHO
+	if unix.IoctlSetTermios(fd, unix.TCSETS, &t) != nil {
+		return func() {}
+	}
+	return func() { _ = unix.IoctlSetTermios(fd, unix.TCSETS, old) }
 }
 
 // isTerminal reports whether f is a terminal (TCGETS succeeds).
