@@ -104,19 +104,20 @@ type Model struct {
 	focused  bool
 	zoomed   bool
 
-	busy            bool     // a prompt turn is running (or was just sent)
-	queue           []string // prompts typed during a turn, sent in order when it ends
-	cancelPending   bool
-	turn            int // counts TurnStarted events; panes remember the turn that started them
-	killing         int // terminals of the turn killed by a second cancel (shown while cancelling)
-	banners         []banner
-	answered        map[string]bool // permission requests answered, not yet resolved
-	turnFailed      string          // the first failed prompt turn's error (Run: ErrTurnFailed)
-	lastEditorKey   time.Time       // last key handled by the editor, Enter included (syncBackground)
-	typingTickArmed bool            // a typingIdleMsg is on its way
-	modalFront      string          // id of the approval request in front (noteFront)
-	modalSince      time.Time       // when modalFront came to the front
-	apprDone        int             // requests the user answered since the queue was last empty ("2 of 3")
+	busy                bool     // a prompt turn is running (or was just sent)
+	queue               []string // prompts typed during a turn, sent in order when it ends
+	cancelPending       bool
+	turn                int // counts TurnStarted events; panes remember the turn that started them
+	killing             int // terminals of the turn killed by a second cancel (shown while cancelling)
+	banners             []banner
+	answered            map[string]bool // permission requests answered, not yet resolved
+	turnFailed          string          // the first failed prompt turn's error (Run: ErrTurnFailed)
+	lastInterruptCancel time.Time       // when ctrl+c last cancelled a turn (interruptQuitGuard)
+	lastEditorKey       time.Time       // last key handled by the editor, Enter included (syncBackground)
+	typingTickArmed     bool            // a typingIdleMsg is on its way
+	modalFront          string          // id of the approval request in front (noteFront)
+	modalSince          time.Time       // when modalFront came to the front
+	apprDone            int             // requests the user answered since the queue was last empty ("2 of 3")
 
 	showHelp       bool
 	helpScroll     int  // first line of the help list shown when it is taller than the window

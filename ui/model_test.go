@@ -448,7 +448,8 @@ func TestEscCancelsTurnAndPromptsQueue(t *testing.T) {
 		t.Fatalf("up after ctrl+c: editor %q", h.m.ed.value())
 	}
 	h.key("ctrl+u")
-	h.key("ctrl+c") // idle, empty editor: quit
+	h.clock = h.clock.Add(interruptQuitGuard) // long after the ctrl+c that cancelled a turn
+	h.key("ctrl+c")                           // idle, empty editor: quit
 	if !h.quit {
 		t.Fatal("ctrl+c when idle did not quit")
 	}
@@ -1574,4 +1575,31 @@ func TestOwnPromptFixedLettersWin(t *testing.T) {
 		ToolCall: acp.ToolCallUpdate{Title: &title}})
 	h.key("d")
 	wantCalls(t, h.agent.take(), `answer c1 option="" choice="deny"`)
+}
+
+// Two quick ctrl+c during a turn: the first cancels it; if the turn ended in between, the second
+// does not quit (a third, or one a second later, does).
+func TestDoubleCtrlCDoesNotQuit(t *testing.T) {
+	h := newHarness(t, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h.m.now = func() time.Time { return now }
+	h.typeText("go")
+	h.send(keyMsg("enter"))
+	h.ev(acpclient.TurnStarted{Prompt: "go"})
+	h.send(keyMsg("ctrl+c"))
+	h.ev(acpclient.CancelRequested{})
+	h.ev(acpclient.TurnEnded{StopReason: "cancelled"})
+	now = now.Add(200 * time.Millisecond)
+	h.send(keyMsg("ctrl+c"))
+	if h.quit {
+		t.Fatal("the second quick ctrl+c quit")
+	}
+	if scr := h.screenText(); !strings.Contains(scr, "turn stopped; ctrl+c again quits") {
+		t.Fatalf("no notice:\n%s", scr)
+	}
+	now = now.Add(200 * time.Millisecond)
+	h.send(keyMsg("ctrl+c"))
+	if !h.quit {
+		t.Fatal("the third ctrl+c did not quit")
+	}
 }

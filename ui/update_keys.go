@@ -67,7 +67,15 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.quit()
 	case key.Matches(k, m.keys.Interrupt):
 		if m.busy {
+			m.lastInterruptCancel = m.now()
 			return m.cancelTurn()
+		}
+		if m.ed.empty() && m.now().Sub(m.lastInterruptCancel) < interruptQuitGuard {
+			// A second ctrl+c right after the one that cancelled a turn (which ended in
+			// between) is the user hammering "stop", not asking to quit.
+			m.addBanner("info", "turn stopped; "+m.keys.Interrupt.Help().Key+" again quits")
+			m.lastInterruptCancel = time.Time{}
+			return nil
 		}
 		if !m.ed.empty() {
 			// As in a shell: ctrl+c drops the line being typed rather than quitting with it
@@ -177,6 +185,10 @@ const (
 	typingGrace      = 600 * time.Millisecond
 	modalAppearDelay = 350 * time.Millisecond
 )
+
+// interruptQuitGuard: ctrl+c on an idle, empty prompt quits, unless the previous ctrl+c
+// cancelled a turn less than this long ago.
+const interruptQuitGuard = time.Second
 
 // modalArmMsg redraws the modal when it starts taking keys (its hint changes).
 type modalArmMsg struct{}
