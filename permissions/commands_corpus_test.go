@@ -423,3 +423,48 @@ func TestCorpusSafeControls(t *testing.T) {
 		t.Errorf("cwd %q, want %q", d.Cwd, f.root)
 	}
 }
+
+// TestTarWriteTargets: with tar allowed, where tar writes — the -C/--directory of an extraction,
+// the -f/--file archive of c/r/u/A/--delete, -g snapshot files — is checked like cp's target
+// (.git/**, outside the roots deny), in dash, long, abbreviated and old-style spellings; reads
+// (-C of a create, -f of an extraction or listing) and writes inside the root stay allowed.
+func TestTarWriteTargets(t *testing.T) {
+	f := newCmdFixture(t, config.Commands{Allow: []string{"tar"}})
+	cases := []struct {
+		script string
+		want   Verdict
+		reason string
+	}{
+		{"tar -xf a.tar -C .git", Deny, "tar writes .git: "},
+		{"tar -cf .git/hooks/pre-commit .", Deny, "tar writes .git/hooks/pre-commit"},
+		{"tar xf a.tar -C .git/hooks", Deny, "tar writes .git/hooks"},
+		{"tar cf .git/hooks/pre-commit .", Deny, "tar writes .git/hooks/pre-commit"},
+		{"tar xCf .git a.tar", Deny, "tar writes .git"},
+		{"tar --extract --file=a.tar --directory=.git", Deny, "tar writes .git"},
+		{"tar --extract --file a.tar --directory .git", Deny, "tar writes .git"},
+		{"tar --ext --fil a.tar --dir .git", Deny, "tar writes .git"},
+		{"tar -x -f a.tar -C sub -C ../.git", Deny, "tar writes .git: write of $ROOT/.git denied: protected path"},
+		{"tar --create --fi .git/config .", Deny, "tar writes .git/config"},
+		{"tar -rf .git/x y", Deny, "tar writes .git/x"},
+		{"tar -uf .git/x y", Deny, "tar writes .git/x"},
+		{"tar -Af .git/x y.tar", Deny, "tar writes .git/x"},
+		{"tar --delete -f .git/x m", Deny, "tar writes .git/x"},
+		{"tar -czf /tmp/out.tgz .", Deny, "tar writes /tmp/out.tgz"},
+		{"tar -xzf a.tgz -C ~/.ssh", Deny, "tar writes $HOME/.ssh"},
+		{"tar -c -g .git/hooks/post-checkout -f o.tar .", Deny, "tar writes .git/hooks/post-checkout"},
+		{"tar -xf a.tar -C \"$d\"", Ask, ""},
+		// Reads and writes inside the root.
+		{"tar -xf a.tar -C sub && tar -czf out.tgz -C /usr/share/doc . && tar -tf /tmp/a.tar && tar -xOf /tmp/a.tar x && tar -cf - . && tar -xf /tmp/a.tar", Allow, ""},
+		{"tar xf /tmp/a.tar -C sub; tar -cf o.tar -C .git .", Allow, ""},
+	}
+	for _, c := range cases {
+		d := f.e.DecideCommand(CommandRequest{Command: "bash", Args: []string{"-c", f.expand(c.script)}})
+		if d.Verdict != c.want || !strings.Contains(d.Reason, f.expand(c.reason)) {
+			t.Errorf("%q: %s %q (%s), want %s with reason containing %q", c.script, d.Verdict, d.Rule, d.Reason, c.want, f.expand(c.reason))
+		}
+	}
+	d := f.e.DecideCommand(CommandRequest{Command: "tar", Args: []string{"-xf", "a.tar", "-C", ".git"}})
+	if d.Verdict != Deny || !strings.Contains(d.Reason, "protected path") {
+		t.Errorf("argv tar -xf a.tar -C .git: %s %q (%s)", d.Verdict, d.Rule, d.Reason)
+	}
+}
