@@ -1022,25 +1022,31 @@ var runnerValueOpts = map[string]map[string]bool{
 	"cnpm":  setOf("--prefix", "-C", "-w", "--workspace", "--registry", "--loglevel", "--userconfig", "--globalconfig", "--cache"),
 	"pnpm":  setOf("-C", "--dir", "--filter", "-F"),
 	"cargo": setOf("--color", "--config", "-Z", "-C", "--explain"),
+	"bun":   setOf("--cwd"),
 }
 
 // runnerSafeSubs are, per tool, the subcommands known not to run workspace scripts, build
 // scripts or plugins (npm: no lifecycle scripts, no reify; cargo: built-ins that do not build).
-// For these tools every other subcommand is a build runner.
+// For these tools every other subcommand is a build runner. Left out on purpose: subcommands
+// that start a program named by config the agent can write (a project .npmrc's browser/editor/
+// viewer: npm docs, repo, bugs, home, help, login, edit; .cargo/config.toml's credential
+// providers: cargo login, logout, owner, yank; its build.target-dir: cargo clean removes it),
+// pnpm's npm pass-through commands (pnpm runs a package.json script of the same name first),
+// and bun/pnpm script names (bun dev, pnpm build run the script).
 var runnerSafeSubs = map[string]map[string]bool{
 	"npm":  npmSafeSubs,
 	"cnpm": npmSafeSubs,
-	"pnpm": setOf("ls", "list", "ll", "la", "outdated", "why", "audit", "config", "c", "get", "set", "root", "bin", "help",
-		"licenses", "view", "info", "show", "search", "whoami", "ping", "docs", "home", "bugs", "repo"),
-	"cargo": setOf("add", "clean", "config", "fetch", "fmt", "generate-lockfile", "help", "info", "init", "locate-project",
-		"login", "logout", "metadata", "new", "owner", "pkgid", "read-manifest", "remove", "rm", "report", "search", "tree",
-		"uninstall", "update", "vendor", "verify-project", "version", "yank"),
+	"pnpm": setOf("ls", "list", "ll", "la", "outdated", "why", "audit", "config", "c", "get", "set", "root", "bin", "licenses"),
+	"bun":  setOf("outdated", "info", "audit"),
+	"cargo": setOf("add", "config", "fetch", "fmt", "generate-lockfile", "help", "info", "init", "locate-project",
+		"metadata", "new", "pkgid", "read-manifest", "remove", "rm", "report", "search", "tree",
+		"uninstall", "update", "vendor", "verify-project", "version"),
 }
 
-var npmSafeSubs = setOf("access", "adduser", "audit", "bugs", "issues", "cache", "completion", "config", "c", "get", "set",
-	"deprecate", "diff", "dist-tag", "dist-tags", "docs", "home", "doctor", "explain", "why", "find-dupes", "fund", "help",
-	"help-search", "hook", "login", "logout", "ls", "list", "la", "ll", "org", "outdated", "owner", "author", "ping", "pkg",
-	"prefix", "profile", "query", "repo", "root", "sbom", "search", "s", "se", "find", "star", "stars", "team", "token",
+var npmSafeSubs = setOf("access", "audit", "cache", "completion", "config", "c", "get", "set",
+	"deprecate", "diff", "dist-tag", "dist-tags", "doctor", "explain", "why", "find-dupes", "fund",
+	"hook", "logout", "ls", "list", "la", "ll", "org", "outdated", "owner", "author", "ping", "pkg",
+	"prefix", "profile", "query", "root", "sbom", "search", "s", "se", "find", "star", "stars", "team", "token",
 	"unpublish", "unstar", "view", "v", "info", "show", "whoami")
 
 // setOf returns the set of words.

@@ -172,7 +172,7 @@ func TestInlineCodeSpellings(t *testing.T) {
 // the program allowed; read-only subcommands, including after options that take a value, stay
 // allowed.
 func TestRunnerAliases(t *testing.T) {
-	f := newCmdFixture(t, config.Commands{Allow: []string{"npm", "cargo", "pnpm"}})
+	f := newCmdFixture(t, config.Commands{Allow: []string{"npm", "cargo", "pnpm", "bun"}})
 	ask := [][]string{
 		{"npm", "rb"}, {"npm", "in"}, {"npm", "ins"}, {"npm", "isntall"}, {"npm", "ic"}, {"npm", "clean-install"},
 		{"npm", "sit"}, {"npm", "upgrade"}, {"npm", "udpate"}, {"npm", "version", "patch"}, {"npm", "verison", "patch"},
@@ -182,12 +182,15 @@ func TestRunnerAliases(t *testing.T) {
 		{"npm", "--", "run", "x"}, {"npm", "--json", "rb"}, {"npm", "--foo", "ls", "rebuil"},
 		{"cargo", "nextest", "run"}, {"cargo", "llvm-cov"}, {"cargo", "rustc"}, {"cargo", "miri", "test"},
 		{"cargo", "--color", "never", "nextest", "run"}, {"pnpm", "rb"}, {"pnpm", "-C", "d", "install"},
+		{"npm", "docs"}, {"npm", "help", "x"}, {"npm", "login"}, {"cargo", "clean"}, {"cargo", "login"}, {"cargo", "yank", "x"},
+		{"pnpm", "build"}, {"pnpm", "view", "x"}, {"bun", "dev"}, {"bun", "i"}, {"bun", "--cwd", "d", "a", "x"}, {"bun", "pm", "trust"},
 	}
 	allow := [][]string{
 		{"npm"}, {"npm", "--version"}, {"npm", "ls"}, {"npm", "view", "x"}, {"npm", "audit"}, {"npm", "outdated"},
 		{"npm", "--prefix", ".", "ls"}, {"npm", "-w", "mypkg", "ls"}, {"npm", "config", "get", "registry"},
 		{"cargo"}, {"cargo", "--version"}, {"cargo", "fmt"}, {"cargo", "tree"}, {"cargo", "metadata"},
 		{"cargo", "--color", "never", "fmt"}, {"cargo", "-C", "sub", "tree"}, {"pnpm", "ls"}, {"pnpm", "-C", "d", "why", "x"},
+		{"bun", "outdated"}, {"bun", "--cwd", "d", "outdated"},
 	}
 	for _, argv := range ask {
 		d := f.e.DecideCommand(CommandRequest{Command: argv[0], Args: argv[1:]})
