@@ -964,7 +964,8 @@ func buildRunner(argv []string) (launchReason, bool) {
 	// so it is only a candidate and the search goes on; +toolchain (cargo +nightly build) is
 	// skipped. Every candidate is checked: a value that happens to be a subcommand name is
 	// only stricter. The word after "--" is a candidate too (npm -- run x runs "run"). A word
-	// after an option known to take a value (runnerValueOpts) is that value, not a candidate.
+	// after an option known to take a value (runnerValueOpts) is that value, not a candidate;
+	// a word after one known to take none (runnerBoolOpts) is the subcommand.
 	var subs []string
 	afterOpt := false
 	for i := 1; i < len(argv); i++ {
@@ -979,6 +980,10 @@ func buildRunner(argv []string) (launchReason, bool) {
 			if runnerValueOpts[tool][a] {
 				i++ // the option's value
 				afterOpt = false
+				continue
+			}
+			if runnerBoolOpts[tool][a] {
+				afterOpt = false // takes no value: the next word is the subcommand
 				continue
 			}
 			afterOpt = strings.HasPrefix(a, "-") && !strings.Contains(a, "=")
@@ -1024,6 +1029,18 @@ var runnerValueOpts = map[string]map[string]bool{
 	"cargo": setOf("--color", "--config", "-Z", "-C", "--explain"),
 	"bun":   setOf("--cwd"),
 }
+
+// runnerBoolOpts are, per tool, global options that never take a value, so the word after them
+// is the subcommand (npm -g ls x: "x" is ls's operand). Only options certain to take no value
+// are listed: a value-taking option listed here would hide the subcommand after its value.
+var runnerBoolOpts = map[string]map[string]bool{
+	"npm":   npmBoolOpts,
+	"cnpm":  npmBoolOpts,
+	"cargo": setOf("-v", "-vv", "--verbose", "-q", "--quiet", "--frozen", "--locked", "--offline"),
+}
+
+var npmBoolOpts = setOf("-g", "--global", "-s", "--silent", "-q", "--quiet", "--json", "-l", "--long", "-p", "--parseable",
+	"-a", "--all", "-d", "-dd", "-ddd", "-f", "--force", "-y", "--yes", "--dry-run")
 
 // runnerSafeSubs are, per tool, the subcommands known not to run workspace scripts, build
 // scripts or plugins (npm: no lifecycle scripts, no reify; cargo: built-ins that do not build).

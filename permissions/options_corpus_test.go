@@ -190,7 +190,8 @@ func TestRunnerAliases(t *testing.T) {
 		{"npm", "--prefix", ".", "ls"}, {"npm", "-w", "mypkg", "ls"}, {"npm", "config", "get", "registry"},
 		{"cargo"}, {"cargo", "--version"}, {"cargo", "fmt"}, {"cargo", "tree"}, {"cargo", "metadata"},
 		{"cargo", "--color", "never", "fmt"}, {"cargo", "-C", "sub", "tree"}, {"pnpm", "ls"}, {"pnpm", "-C", "d", "why", "x"},
-		{"bun", "outdated"}, {"bun", "--cwd", "d", "outdated"},
+		{"bun", "outdated"}, {"bun", "--cwd", "d", "outdated"}, {"npm", "-g", "ls", "typescript"}, {"npm", "-s", "view", "react", "version"},
+		{"cargo", "-q", "tree", "-p", "x"},
 	}
 	for _, argv := range ask {
 		d := f.e.DecideCommand(CommandRequest{Command: argv[0], Args: argv[1:]})
