@@ -638,9 +638,9 @@ func launchOption(argv []string) (launchReason, bool) {
 	case "rg":
 		for _, a := range args {
 			switch {
-			case strings.HasPrefix(a, "--pre") || longAbbrev(a, "--pre"):
+			case longAbbrev(a, "--pre"): // not --pre-glob, another option
 				return hit("--pre", "runs a preprocessor program on every file")
-			case strings.HasPrefix(a, "--hostname-bin") || longAbbrev(a, "--hostname-bin"):
+			case longAbbrev(a, "--hostname-bin"):
 				return hit("--hostname-bin", "runs a program to get the host name")
 			}
 		}

@@ -211,7 +211,7 @@ func TestRunnerAliases(t *testing.T) {
 // (--output-indicator-new) is not taken for the shorter dangerous one it starts with (--output);
 // the dangerous option itself, its "=value" form and its abbreviations still ask.
 func TestLongOptionExactName(t *testing.T) {
-	f := newCmdFixture(t, config.Commands{Allow: []string{"git", "tar"}})
+	f := newCmdFixture(t, config.Commands{Allow: []string{"git", "tar", "rg"}})
 	cases := []struct {
 		argv []string
 		want Verdict
@@ -224,6 +224,9 @@ func TestLongOptionExactName(t *testing.T) {
 		{[]string{"git", "log", "--output", "f"}, Ask, "launch: git --output"},
 		{[]string{"git", "log", "--outp=f"}, Ask, "launch: git --output"},
 		{[]string{"git", "format-patch", "--output-directory=d"}, Ask, "launch: git --output-directory"},
+		{[]string{"rg", "--pre-glob=*.pdf", "x"}, Allow, "allow: rg"},
+		{[]string{"rg", "--pre=/tmp/x", "x"}, Ask, "launch: rg --pre"},
+		{[]string{"rg", "--hostname-bin=/tmp/x", "x"}, Ask, "launch: rg --hostname-bin"},
 		{[]string{"tar", "--checkpoint=10", "-cf", "a.tar", "x"}, Allow, "allow: tar"},
 		{[]string{"tar", "--checkpoint-act=exec=id", "-cf", "a.tar", "x"}, Ask, "launch: tar --checkpoint-action"},
 	}
