@@ -453,6 +453,9 @@ func TestTarWriteTargets(t *testing.T) {
 		{"tar -xzf a.tgz -C ~/.ssh", Deny, "tar writes $HOME/.ssh"},
 		{"tar -c -g .git/hooks/post-checkout -f o.tar .", Deny, "tar writes .git/hooks/post-checkout"},
 		{"tar -xf a.tar -C \"$d\"", Ask, ""},
+		{"tar -cf o.tar --remove-files .git", Deny, "tar writes .git"},
+		{"tar -cf o.tar -C sub --remove-f ../.git", Deny, "tar writes .git"},
+		{"tar -cf o.tar --remove-files x y", Allow, ""},
 		// Reads and writes inside the root.
 		{"tar -xf a.tar -C sub && tar -czf out.tgz -C /usr/share/doc . && tar -tf /tmp/a.tar && tar -xOf /tmp/a.tar x && tar -cf - . && tar -xf /tmp/a.tar", Allow, ""},
 		{"tar xf /tmp/a.tar -C sub; tar -cf o.tar -C .git .", Allow, ""},

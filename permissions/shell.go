@@ -1327,12 +1327,13 @@ loop:
 // abbreviations, with the value after "=" or in the next word): the -f/--file archive of
 // create/append/update/catenate/--delete, the -C/--directory of an extraction (each -C
 // relative to the one before), -g/--listed-incremental, --index-file and --volno-file, and
-// --one-top-level=DIR. Without a mode option every -f and -C counts (only stricter). A word only
+// --one-top-level=DIR, and with --remove-files the files archived (deleted afterwards). Without a mode option every -f and -C counts (only stricter). A word only
 // known at run time is noted (ask) and skipped. "-" (stdin/stdout) is not a target.
 func (a *analyzer) tarWriteTargets(words []wv) []string {
 	const valueLetters = "bCfFgHIKLNTVX" // short options that take a value (tar --help)
-	var files, dirs, always []string
+	var files, dirs, always, operands []string
 	modes := map[string]bool{}
+	removeFiles := false
 	dyn := false
 	curDir := ""
 	add := func(letter byte, v string, isDyn bool) {
@@ -1423,6 +1424,9 @@ func (a *analyzer) tarWriteTargets(words []wv) []string {
 				add(lv.letter, val, isDyn)
 				break
 			}
+			if !matched && longAbbrev(name, "--remove-files") {
+				removeFiles, matched = true, true
+			}
 			if !matched {
 				for _, lm := range longModes {
 					if longAbbrev(name, lm.full) {
@@ -1434,7 +1438,12 @@ func (a *analyzer) tarWriteTargets(words []wv) []string {
 			continue
 		}
 		if len(s) < 2 || s[0] != '-' {
-			continue // an operand (a member name or a file to archive)
+			// An operand: a member name, or a file to archive (relative to the -C before it).
+			if curDir != "" && !path.IsAbs(s) {
+				s = path.Join(curDir, s)
+			}
+			operands = append(operands, s)
+			continue
 		}
 		for k := 1; k < len(s); k++ {
 			shortMode(s[k])
@@ -1463,6 +1472,9 @@ func (a *analyzer) tarWriteTargets(words []wv) []string {
 	}
 	if noMode || modes["x"] {
 		targets = append(targets, dirs...)
+	}
+	if removeFiles {
+		targets = append(targets, operands...) // --remove-files deletes what it archived
 	}
 	return targets
 }
