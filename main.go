@@ -209,8 +209,20 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		Cwd: cwd, GrantsFile: config.DefaultGrantsFile(getenv), Audit: s.audit,
 		Headless: o.headless, Getenv: getenv, LogFile: logPath,
 	})
+	if errors.Is(err, permissions.ErrGrantsFile) {
+		return exitFailure, fmt.Errorf("policy: %v (move the file aside to start without saved grants)", err)
+	}
 	if err != nil {
 		return exitUsage, fmt.Errorf("%w: policy: %v", errUsage, err)
+	}
+	// Saved grants that would no longer be made are skipped: say so, in the log and on stderr
+	// (before the TUI takes the screen) or as banners in the TUI.
+	grantWarnings := engine.GrantWarnings()
+	for _, w := range grantWarnings {
+		logger.Warn("grants file: entry skipped", "why", w)
+		if o.headless {
+			fmt.Fprintf(std.err, "acpterm: warning: %s\n", ui.SafeText(w))
+		}
 	}
 
 	// 6. Terminals (redraws are signalled to the TUI without polling).
@@ -289,7 +301,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	}
 	err = ui.Run(ctx, ui.Options{
 		Client: s.client, Config: cfg, Engine: engine, Terminals: s.mgr,
-		AgentName: filepath.Base(agent[0]), Wake: wake, Prompts: prompts,
+		AgentName: filepath.Base(agent[0]), Wake: wake, Prompts: prompts, Warnings: grantWarnings,
 	})
 	switch {
 	case err == nil:

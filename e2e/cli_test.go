@@ -248,3 +248,30 @@ func TestStartErrorIsSanitized(t *testing.T) {
 		t.Fatalf("stderr %q: want the agent's text without escape sequences", r.stderr)
 	}
 }
+
+// TestGrantsFileProblems: a saved grant acpterm would no longer make is skipped with a warning
+// and the session runs; a grants file that is not valid JSON stops the start with exit 1 (a
+// problem with acpterm's state, not a usage error) naming the file.
+func TestGrantsFileProblems(t *testing.T) {
+	e := newEnv(t)
+	file := filepath.Join(e.stateD, "acpterm", "grants.json")
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(`{"version":1,"grants":[{"id":"g-make","argv":["make"],"created":"2026-11-29T00:00:00Z"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("--headless", "--demo", "--cwd", e.project, "--prompt", "echo hi")
+	want := "acpterm: warning: grants file " + file + ": grant g-make (make) ignored: make is a build runner executing workspace recipes\n"
+	if r.code != 0 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want 0 and %q", r.code, r.stderr, want)
+	}
+	if err := os.WriteFile(file, []byte(`{"version":1,"grants":[`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = e.run("--headless", "--demo", "--cwd", e.project, "--prompt", "echo hi")
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "acpterm: policy: grants file: ") || !strings.Contains(r.stderr, file) ||
+		!strings.HasSuffix(r.stderr, "(move the file aside to start without saved grants)\n") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

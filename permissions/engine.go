@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/acpterm/acpterm/config"
@@ -38,8 +39,12 @@ type Engine struct {
 	audit  *AuditLog      // audit.go (may be nil)
 }
 
+// ErrGrantsFile wraps NewEngine's error when the saved grants file cannot be used (unreadable,
+// not valid JSON, unsafe permissions): a problem with acpterm's state, not with the config.
+var ErrGrantsFile = errors.New("grants file")
+
 // NewEngine compiles cfg into an Engine. It returns an error when a root cannot be opened, a
-// command rule cannot be parsed, or the grants file is unreadable.
+// command rule cannot be parsed, or the grants file is unreadable (wrapping ErrGrantsFile).
 func NewEngine(cfg *config.Config, o EngineOptions) (*Engine, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("permissions: nil config")
@@ -53,7 +58,7 @@ func NewEngine(cfg *config.Config, o EngineOptions) (*Engine, error) {
 		return nil, err
 	}
 	if e.grants, err = NewGrantStore(o.GrantsFile); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrGrantsFile, err)
 	}
 	return e, nil
 }

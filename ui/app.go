@@ -66,6 +66,9 @@ type Options struct {
 	Wake *Wake
 	// Prompts are sent in order as if typed, one turn each (the --prompt flag).
 	Prompts []string
+	// Warnings are shown as banners when the program starts (e.g. saved grants that were
+	// skipped: permissions.Engine.GrantWarnings).
+	Warnings []string
 }
 
 // ErrAgentExited is returned by Run when the user quit after the agent process had exited on its
@@ -125,6 +128,9 @@ func Run(ctx context.Context, o Options) error {
 		polling:   o.Wake == nil,
 	})
 	m.queue = append(m.queue, o.Prompts...)
+	for _, w := range o.Warnings {
+		m.addBanner("warn", sanitizeLine(w))
+	}
 	final, err := runProgram(ctx, m, o.Client.Events(), o.Wake, o.Input, o.Output)
 
 	closeErr := o.Client.Close()
