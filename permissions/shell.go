@@ -855,6 +855,32 @@ func hasBraceExp(w *syntax.Word) bool {
 			return true
 		}
 	}
+	// bash's own rules differ from the parser's in corners ("}{},}" expands: a "}" right
+	// after "{" is literal there): anything with an unquoted "{" followed later by "," or ".."
+	// and then "}" in the word's unquoted text counts as a brace expansion (fuzz: FuzzAnalyze).
+	var lit strings.Builder
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			lit.WriteByte(0) // quoted or expanded: not a brace character
+			continue
+		}
+		for i := 0; i < len(l.Value); i++ {
+			if l.Value[i] == '\\' { // an escaped character is literal
+				lit.WriteByte(0)
+				i++
+				continue
+			}
+			lit.WriteByte(l.Value[i])
+		}
+	}
+	s := lit.String()
+	if i := strings.IndexByte(s, '{'); i >= 0 {
+		rest := s[i+1:]
+		if j := strings.LastIndexByte(rest, '}'); j >= 0 && (strings.Contains(rest[:j], ",") || strings.Contains(rest[:j], "..")) {
+			return true
+		}
+	}
 	return false
 }
 
