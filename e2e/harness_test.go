@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,9 +98,11 @@ func knownUpstreamRace(report string) bool {
 
 // goTool returns the go command of the toolchain running the tests.
 func goTool() string {
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(p); err == nil {
-		return p
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "go")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
 	}
 	return "go"
 }

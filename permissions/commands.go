@@ -817,19 +817,6 @@ func gitGrepO(a string) bool {
 var tarLaunchLong = []string{"--to-command", "--checkpoint-action", "--use-compress-program", "--info-script",
 	"--new-volume-script", "--rsh-command", "--rmt-command"}
 
-// isShortCluster reports a bundle of short options such as -zi (single dash, letters only).
-func isShortCluster(a string) bool {
-	if len(a) < 2 || a[0] != '-' || a[1] == '-' {
-		return false
-	}
-	for _, r := range a[1:] {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
 // sedLaunch allows only sed scripts made of line addresses with p/d/q/n/=, and s commands whose
 // flags cannot execute (e) or write (w); -i, -f and anything else is at least ask (B43). Options
 // are read as GNU sed reads them: long names abbreviated (--in-pl, --expr=…), short letters

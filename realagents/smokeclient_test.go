@@ -52,27 +52,6 @@ func (c *smokeClient) note(s string) {
 	}
 }
 
-// waitUntil blocks until cond (checked under the client's lock after every
-// recorded call) holds, or fails the test after timeout.
-func (c *smokeClient) waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	for {
-		c.mu.Lock()
-		ok := cond()
-		c.mu.Unlock()
-		if ok {
-			return
-		}
-		select {
-		case <-c.changed:
-		case <-timer.C:
-			t.Fatalf("timed out after %v waiting for %s; calls so far:\n%s", timeout, what, strings.Join(c.Log(), "\n"))
-		}
-	}
-}
-
 func (c *smokeClient) Log() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -18,9 +18,8 @@ import (
 // scriptClient plays back a fixed list of events per prompt and records what the renderer did.
 // Events are delivered through a buffered channel, as acpclient's queue delivers them.
 type scriptClient struct {
-	events  chan acpclient.Event
-	script  map[string][]acpclient.Event
-	onStart []acpclient.Event
+	events chan acpclient.Event
+	script map[string][]acpclient.Event
 
 	mu      sync.Mutex
 	prompts []string

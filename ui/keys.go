@@ -150,15 +150,6 @@ func normKey(k tea.KeyPressMsg) tea.KeyPressMsg {
 	return k
 }
 
-// helpKeys adapts the key map to bubbles/help for the current context.
-type helpKeys struct {
-	short []key.Binding
-	full  [][]key.Binding
-}
-
-func (h helpKeys) ShortHelp() []key.Binding  { return h.short }
-func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
-
 // fullHelp groups every binding by area, for the `?` screen.
 func (km KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{

@@ -101,9 +101,8 @@ func TestPaneScrolledViewStaysPut(t *testing.T) {
 		scr.Write([]byte(fmt.Sprintf("line %d\r\n", i)))
 	}
 	p := &pane{id: "t", label: "seq", screen: scr}
-	rows, _ := renderPaneRows(t, p, 22, 5, paneDrawOpts{})
 	p.scroll = 2
-	rows, _ = renderPaneRows(t, p, 22, 5, paneDrawOpts{})
+	rows, _ := renderPaneRows(t, p, 22, 5, paneDrawOpts{})
 	if rows[1] != "│line 7              │" || !strings.Contains(p.title(time.Time{}, 0), "scrolled 2") {
 		t.Fatalf("scrolled rows:\n%s", strings.Join(rows, "\n"))
 	}
