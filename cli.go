@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Exit statuses (architecture.md, CLI contract).
+// Exit statuses (the CLI contract in README.md and --help).
 const (
 	// exitOK: every prompt turn ended with a stop reason (or a subcommand succeeded).
 	exitOK = 0

@@ -1,7 +1,7 @@
 // Command acpterm runs an AI coding agent that speaks the Agent Client Protocol (ACP v1) as a
 // subprocess and is its client: a Bubble Tea TUI (or, with --headless, plain text on stdout),
 // real PTYs for the agent's commands, and a sandbox policy that decides every command, read and
-// write. See README.md and ../shared/design/architecture.md (CLI contract, decisions 9–10).
+// write. See README.md and docs/architecture.md.
 //
 // Invariants: the diagnostics log is opened and installed as the destination of `log`,
 // slog.Default and the SDK logger before any other component starts; while the TUI runs nothing
@@ -143,7 +143,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	s := &session{}
 	defer s.close()
 
-	// 1. Logging first: nothing may write to the terminal the TUI will own (pitfall P1).
+	// 1. Logging first: nothing may write to the terminal the TUI will own (the SDK logs through slog.Default).
 	logger, f, logPath, err := openLog(o.logFile, getenv)
 	if err != nil {
 		return exitUsage, err
@@ -234,7 +234,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	}
 	s.mgr = terminals.NewManager(mo)
 
-	// 7. Signals → orderly shutdown (decision 10): the context ends, the TUI or the headless
+	// 7. Signals → orderly shutdown: the context ends, the TUI or the headless
 	// renderer returns, and the deferred close answers prompts, kills terminals, stops the agent.
 	ctx, stop := notifyShutdown(ctx)
 	defer stop()
@@ -393,7 +393,7 @@ func isTerminal(f *os.File) bool {
 }
 
 // maxLogValue is the longest string value written to the log (bytes); longer ones are cut, so a
-// 10 MiB protocol line cannot flood the log (pitfall P1).
+// 10 MiB protocol line cannot flood the log.
 const maxLogValue = 4096
 
 // logMaxMiB caps the diagnostics log (MiB): past it the file is rotated (lumberjack), keeping

@@ -52,17 +52,18 @@ type Options struct {
 	// Log receives acpterm's diagnostics (nil → discarded). It never writes to the screen.
 	Log *slog.Logger
 	// SDKLog receives the ACP SDK's own diagnostics as text (nil → Log's handler). Set
-	// slog.SetDefault / log.SetOutput to the log file in main as well (pitfall P1).
+	// slog.SetDefault / log.SetOutput to the log file in main as well: the SDK logs through slog.Default, which would otherwise write to stderr.
 	SDKLog io.Writer
 	// Headless means no person can answer questions: every "ask" is answered by Approve.
 	Headless bool
-	// Approve answers "ask" in headless mode: "allow" or "deny" ("" = "deny"); architecture.md
-	// decision 9.
+	// Approve answers "ask" in headless mode: "allow" or "deny" ("" = "deny"); a headless run never
+	// waits for a person.
 	Approve string
 	// InitTimeout bounds initialize and session setup each (0 → DefaultInitTimeout).
 	InitTimeout time.Duration
 	// CancelTimeout is how long a cancelled turn may take to end before acpterm gives up on it
-	// (0 → DefaultCancelTimeout); ACP pitfall P8 fallback.
+	// (0 → DefaultCancelTimeout); the fallback for an agent that never
+	// ends a cancelled turn.
 	CancelTimeout time.Duration
 	// StdinGrace is how long Close waits after closing the agent's stdin before SIGTERM
 	// (0 → 500 ms); KillGrace is the SIGTERM→SIGKILL grace (0 → config KillGrace or 2 s).
@@ -138,7 +139,7 @@ type Client struct {
 	cond        *sync.Cond // prompt queue
 	info        Info
 	sessionID   string
-	started     bool // SessionStarted was emitted; before that updates are buffered (P6)
+	started     bool // SessionStarted was emitted; before that updates are buffered (an agent may send them before the session/new response)
 	early       []acp.SessionNotification
 	prompts     []string
 	inTurn      bool
@@ -236,7 +237,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	c.sdkR, c.sdkW = io.Pipe()
 	c.conn = acp.NewClientSideConnection(c, c.out, c.sdkR)
 	// SetLogger before the SDK can log anything: the wire reader that feeds the SDK starts
-	// only after this line (pitfall P1, and no data race on the SDK's logger field).
+	// only after this line (so it never writes to stderr, and no data race on the SDK's logger field).
 	c.conn.SetLogger(c.sdkLogger())
 	go c.readWire()
 	go c.supervise()
@@ -331,7 +332,7 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 	defer cancel()
 	mcp := c.o.McpServers
 	if mcp == nil {
-		mcp = []acp.McpServer{} // never null (pitfall P15)
+		mcp = []acp.McpServer{} // never null: a nil slice marshals as null, which agents reject
 	}
 	var (
 		sid    string
@@ -684,7 +685,7 @@ func (c *Client) promptBlocks(text string) []acp.ContentBlock {
 }
 
 // Cancel cancels the running turn: session/cancel is sent (ACP §6.1; the prompt's context is
-// not cancelled, pitfall P8), every pending permission request is answered "cancelled" exactly
+// not cancelled: cancelling the SDK call would drop the agent's real answer), every pending permission request is answered "cancelled" exactly
 // once, CancelRequested is emitted so open tool calls show as cancelled, and the turn ends when
 // the agent answers with stopReason "cancelled" (or after CancelTimeout). No-op when idle.
 func (c *Client) Cancel() {
@@ -704,7 +705,7 @@ func (c *Client) Cancel() {
 	c.wg.Add(2) // under c.mu, with closing checked: shutdown's wg.Wait cannot have begun
 	c.mu.Unlock()
 	// session/cancel goes out before the pending questions are answered "cancelled", so the
-	// agent knows why; if the write is stuck (pitfall P19) they are answered after 1 s anyway.
+	// agent knows why; if the write is stuck (the agent stopped reading its stdin) they are answered after 1 s anyway.
 	sent := make(chan struct{})
 	go func() {
 		defer c.wg.Done()
@@ -853,7 +854,7 @@ func (c *Client) ListSessions(ctx context.Context) ([]acp.SessionInfo, error) {
 // StderrTail returns the agent's last stderr lines (at most StderrTailLines), oldest first.
 func (c *Client) StderrTail() []string { return c.proc.ring.tail() }
 
-// Close shuts the client down (architecture.md decision 10): queued prompts end with ErrClosed,
+// Close shuts the client down (answer pending prompts, kill terminals, then stop the agent): queued prompts end with ErrClosed,
 // pending permission requests are answered "cancelled", every terminal of the session is
 // released (killed), the agent's stdin is closed, and after StdinGrace its process group gets
 // SIGTERM, then SIGKILL after KillGrace. It returns when the agent is gone and every goroutine

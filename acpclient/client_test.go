@@ -30,7 +30,7 @@ func TestHandshakeEchoAndEarlyUpdates(t *testing.T) {
 	if _, ok := h.waitFor(&from, "SessionStarted", func(e Event) bool { return true }).(SessionStarted); !ok {
 		t.Fatalf("first event is not SessionStarted: %s", summarize(h.snapshot()))
 	}
-	// available_commands_update was sent before the session/new response (pitfall P6).
+	// available_commands_update was sent before the session/new response (an agent may do that; the client must keep it).
 	ev := h.waitFor(&from, "SessionUpdated", func(e Event) bool { _, ok := e.(SessionUpdated); return ok }).(SessionUpdated)
 	if u := ev.Update.AvailableCommandsUpdate; u == nil || len(u.AvailableCommands) != 1 || u.AvailableCommands[0].Name != "init" {
 		t.Fatalf("early update = %+v", ev.Update)
@@ -403,7 +403,7 @@ func TestTurnFailureAndRefusal(t *testing.T) {
 	}
 }
 
-// Messages beyond the SDK's 10 MiB line limit (pitfall P7): a session/update is handled by the
+// Messages beyond the SDK's 10 MiB line limit: a session/update is handled by the
 // wire reader and arrives intact; an oversized request is answered with an error instead of
 // killing the connection.
 func TestOversizedLines(t *testing.T) {
@@ -481,7 +481,7 @@ func TestAgentClosesStdout(t *testing.T) {
 	}
 }
 
-// An agent that does not end a cancelled turn is given up on after CancelTimeout (pitfall P8's
+// An agent that does not end a cancelled turn is given up on after CancelTimeout (the
 // fallback): the turn ends "cancelled" with an error, and the client stays usable.
 func TestCancelTimeoutFallback(t *testing.T) {
 	h := start(t, setup{opts: func(o *Options) { o.CancelTimeout = 300 * time.Millisecond }})

@@ -4,7 +4,7 @@
 // (package permissions) and the PTY manager (package terminals), and turns everything that happens
 // into an ordered stream of plain Events for the TUI and the headless renderer.
 //
-// Design: ../shared/design/acp-client.md (protocol, SDK pitfalls P1–P20) and architecture.md.
+// See docs/architecture.md for the data flow from the agent to the screen.
 // The UI reads Client.Events() and folds them into a State with State.Apply; it never calls the
 // SDK itself.
 package acpclient
@@ -39,8 +39,8 @@ type TurnStarted struct {
 
 // SessionUpdated carries one ACP session/update notification of the session, raw and in arrival
 // order (ACP: "session/update"). Fold it into a State with State.Apply. Updates that arrived before
-// session/new returned are delivered right after SessionStarted (pitfall P6). Unknown update kinds
-// are delivered as the SDK decoded them (pitfall P12); State.Apply ignores them.
+// session/new returned are delivered right after SessionStarted (an agent may send them before the session/new response). Unknown update kinds
+// are delivered as the SDK decoded them (the SDK cannot tell an unknown kind from a known one); State.Apply ignores them.
 type SessionUpdated struct {
 	Update acp.SessionUpdate
 }

@@ -116,7 +116,7 @@ func (c *Client) ReadTextFile(ctx context.Context, p acp.ReadTextFileRequest) (a
 
 // WriteTextFile implements acp.Client (fs/write_text_file): absolute path required, DecideWrite
 // (ask → PermissionAsked kind "write" with the Diff), the engine's confined write (temp +
-// rename), then FileWritten with the old and new text. (SDK limitation P11: an empty content is
+// rename), then FileWritten with the old and new text. (SDK limitation: an empty content is
 // rejected by the SDK with -32602 before this runs.)
 func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
 	if c.o.Engine == nil {
@@ -252,8 +252,8 @@ func fileErr(method string, err error) error {
 
 // ---- terminal/* -----------------------------------------------------------------------------
 
-// CreateTerminal implements acp.Client (terminal/create). The policy decides first
-// (architecture.md decision 2): deny → an error naming the rule and the leaf, nothing spawned;
+// CreateTerminal implements acp.Client (terminal/create). The policy decides first,
+// before anything is spawned: deny → an error naming the rule and the leaf, nothing spawned;
 // ask → PermissionAsked kind "command" (unless the user already approved this command's tool
 // call in this turn; headless: Approve); allow → terminals.Manager.Start with the decided argv,
 // cwd and environment, output limit min(outputByteLimit, policy cap). A command without args
@@ -387,8 +387,7 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 
 // approval is a "yes" to one of the agent's session/request_permission questions this turn
 // (by a person, headless --approve, or the policy): it covers the turn's terminal/create of the
-// same command, or fs/write_text_file of the same path, so nobody is asked twice (architecture.md
-// decision 6).
+// same command, or fs/write_text_file of the same path, so nobody is asked twice.
 type approval struct {
 	toolCallID string // the approved tool call
 	by         string // who approved it (PermissionResolved.By)

@@ -199,7 +199,7 @@ func optionKind(opts []acp.PermissionOption, id string) acp.PermissionOptionKind
 }
 
 // RequestPermission implements acp.Client (session/request_permission). The policy answers
-// what it can (architecture.md decision 6): an execute tool call's command (rawInput.command as
+// what it can: an execute tool call's command (rawInput.command as
 // a string or an argv array) goes through DecideCommand, an edit tool call with paths through
 // DecideWrite; allow → an allow_once option, deny → a reject_once/reject_always option (else
 // "cancelled"), never options[0]. Otherwise (or on "ask") the user is asked with every option
@@ -301,7 +301,7 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 		return cancelled("cancel")
 	}
 	// "Always" for a command the policy would ask about also becomes acpterm's narrowest grant
-	// (session-scoped, saved with SaveRule; architecture.md decision 7), so the agent's later
+	// (session-scoped, saved with SaveRule), so the agent's later
 	// terminal/create of it is not asked again. The engine refuses grants for shells and
 	// interpreters; that is reported, not fatal.
 	if d != nil && d.Verdict == permissions.Ask && len(approveKeys) == 1 && strings.HasPrefix(approveKeys[0], "cmd:") &&
@@ -513,7 +513,7 @@ func (c *Client) sid() string {
 	return c.sessionID
 }
 
-// checkSession rejects requests for another session (pitfall P16).
+// checkSession rejects requests for another session (the SDK does not check that a request's session is ours).
 func (c *Client) checkSession(id acp.SessionId) error {
 	if s := c.sid(); s == "" || string(id) != s {
 		return acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown sessionId %q", id)})

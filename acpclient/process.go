@@ -103,7 +103,7 @@ func startAgent(argv []string, dir string, env []string, log *slog.Logger) (*age
 	return p, nil
 }
 
-// wait reaps the leader and records how it ended (never a negative code: pitfall P17).
+// wait reaps the leader and records how it ended (never a negative code: the schema's exit code is unsigned).
 func (p *agentProc) wait() {
 	_ = p.cmd.Wait()
 	if ps := p.cmd.ProcessState; ps != nil {

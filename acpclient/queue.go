@@ -4,7 +4,7 @@ import "sync"
 
 // eventQueue is the unbounded, ordered queue between the client's goroutines (SDK handlers,
 // the wire reader, the prompt loop) and the consumer of Client.Events(). push never blocks
-// (pitfall P3: session/update handling must return fast); one pump goroutine hands events to
+// (session/update handling must return fast, or the SDK's bounded notification queue overflows); one pump goroutine hands events to
 // the channel in order.
 type eventQueue struct {
 	mu      sync.Mutex

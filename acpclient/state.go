@@ -9,7 +9,7 @@ import (
 	"github.com/acpterm/acpterm/terminals"
 )
 
-// Client-side tool call statuses. ACP has no such statuses on the wire (acp-client.md §4.1, §6.1):
+// Client-side tool call statuses. ACP has no such statuses on the wire:
 // they are display states State.Apply sets on tool calls that were still open (pending,
 // in_progress or unset) when the user cancelled (StatusCancelled) or when the turn ended without
 // the agent closing them (StatusIncomplete, e.g. codex-acp's long commands).
@@ -141,7 +141,7 @@ type State struct {
 	toolIndex map[string]int
 }
 
-// Apply folds one event into the state. Unknown session/update kinds (pitfall P12: the SDK
+// Apply folds one event into the state. Unknown session/update kinds (the SDK
 // decodes them as a user_message_chunk or session_info_update whose raw discriminator differs)
 // and unknown event types are ignored.
 func (s *State) Apply(ev Event) {
@@ -280,7 +280,7 @@ func (s *State) attachTerminal(t *ToolCall, id string) {
 }
 
 // UpdateKind returns the raw ACP discriminator of u ("agent_message_chunk", …) and whether it is
-// a kind this package understands. Pitfall P12: the SDK decodes an unknown kind into the
+// a kind this package understands. The SDK decodes an unknown kind into the
 // user_message_chunk or session_info_update variant, keeping the raw name in SessionUpdate.
 func UpdateKind(u acp.SessionUpdate) (kind string, known bool) {
 	switch {
@@ -347,7 +347,7 @@ func (s *State) applyUpdate(u acp.SessionUpdate) {
 		s.ConfigOptions = u.ConfigOptionUpdate.ConfigOptions
 		s.Info.ConfigOptions = s.ConfigOptions
 	case u.SessionInfoUpdate != nil:
-		// ACP: omitted = unchanged, null = clear; the SDK cannot tell them apart (P14), so a
+		// ACP: omitted = unchanged, null = clear; the SDK cannot tell them apart, so a
 		// nil field leaves the value unchanged.
 		if t := u.SessionInfoUpdate.Title; t != nil {
 			s.Title = *t

@@ -163,7 +163,7 @@ func TestStatePlanModeCommandsConfigUsageInfo(t *testing.T) {
 func TestStateIgnoresUnknownKinds(t *testing.T) {
 	var s State
 	s.Apply(upd(t, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}`))
-	// Unknown kind with content: the SDK decodes it as a user_message_chunk (P12).
+	// Unknown kind with content: the SDK decodes it as a user_message_chunk.
 	s.Apply(upd(t, `{"sessionUpdate":"notice","content":{"type":"text","text":"SHOULD NOT APPEAR"}}`))
 	// Unknown kind without content: decoded as an empty session_info_update.
 	s.Apply(upd(t, `{"sessionUpdate":"compaction_started","title":"nope"}`))

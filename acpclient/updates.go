@@ -10,12 +10,12 @@ import (
 	"github.com/acpterm/acpterm/terminals"
 )
 
-// maxEarlyUpdates bounds the updates kept while the session id is not known yet (pitfall P6).
+// maxEarlyUpdates bounds the updates kept while the session id is not known yet (an agent may send updates before the session/new response).
 const maxEarlyUpdates = 100000
 
 // SessionUpdate implements acp.Client. acpterm handles session/update in its wire reader (see
 // wire.go), so the SDK does not call this; it is kept correct for completeness and returns at
-// once (pitfall P3).
+// once.
 func (c *Client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
 	c.onNotification(n)
 	return nil
@@ -42,7 +42,7 @@ func (c *Client) onNotification(n acp.SessionNotification) {
 
 // applyUpdateLocked records what the client itself needs from an update (tool call details for
 // policy, info, agent-owned terminals) and emits it. Unknown kinds are logged and dropped
-// (pitfall P12).
+// (the SDK cannot decode unknown kinds faithfully).
 func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 	kind, known := UpdateKind(u)
 	if !known {

@@ -20,14 +20,14 @@ import (
 //
 //   - session/update notifications are decoded and handled here, synchronously and in line
 //     order, and never reach the SDK. This removes the SDK's bounded 1024-notification queue from
-//     the path (pitfall P3: a flood cannot close the connection), keeps every update ordered
-//     before any later request or response (pitfall P4: a permission request can no longer
-//     overtake its tool_call; the SDK's response barrier (P5) still holds because updates are
+//     the path (a flood cannot overflow the SDK's queue and close the connection), keeps every update ordered
+//     before any later request or response (a permission request can no longer
+//     overtake its tool_call; the SDK's response barrier still holds because updates are
 //     queued before the response line is even forwarded), and lets updates that arrive before
-//     the session/new response be buffered (P6).
+//     the session/new response be buffered.
 //   - lines that are not JSON are logged (truncated), not forwarded (the SDK would log them
 //     whole, up to 10 MiB) and are not fatal.
-//   - lines longer than the SDK's 10 MiB scanner limit (P7) would kill the connection; a request
+//   - lines longer than the SDK's 10 MiB scanner limit would kill the connection; a request
 //     that long is answered here with an error, a response that long is replaced by an error
 //     response so the waiting call fails cleanly.
 //   - everything else is forwarded unchanged.
@@ -149,7 +149,7 @@ func (c *Client) handleLine(line []byte) bool {
 	return true
 }
 
-// oversized handles a message the SDK cannot read (pitfall P7).
+// oversized handles a message the SDK cannot read.
 func (c *Client) oversized(env envelope, n int) bool {
 	text := fmt.Sprintf("agent message of %d bytes exceeds the %d MiB line limit", n, sdkMaxLine>>20)
 	c.log.Error("agent stdout: oversized message", "bytes", n, "method", env.Method)
@@ -178,7 +178,7 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// truncatingHandler shortens long string attributes (the SDK logs whole raw lines, pitfall P1).
+// truncatingHandler shortens long string attributes (the SDK logs whole raw lines, which would flood the log).
 type truncatingHandler struct {
 	h   slog.Handler
 	max int

@@ -12,7 +12,7 @@
 //
 // Invariants: requests to the client are made with the connection's lifetime context, never with
 // the prompt's context, because the SDK cancels the prompt context on session/cancel and a
-// cancelled outbound call would drop the client's real answer (acp-client.md P8). Cancellation is
+// cancelled outbound call would drop the client's real answer. Cancellation is
 // observed by checking the prompt context between steps; the turn then ends with stop reason
 // "cancelled" (ACP prompt-turn §cancellation).
 package demo
@@ -101,7 +101,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	defer cancel()
 	a := &agent{opts: o, base: base, sessions: map[acp.SessionId]*session{}, ready: make(chan struct{})}
 	// The connection starts serving at once, so handlers wait for a.conn (ready). SetLogger is
-	// not called: it races with the SDK's goroutines (acp-client.md P1); the SDK logs through
+	// not called: it races with the SDK's goroutines; the SDK logs through
 	// slog.Default, which the caller sets.
 	conn := acp.NewAgentSideConnection(a, out, in)
 	a.conn = conn
@@ -167,7 +167,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	a.sessions[s.id] = s
 	a.mu.Unlock()
 	// Commands are advertised before session/new returns, so a client sees them in a fixed
-	// order (and must buffer updates for a session id it does not know yet: pitfall P6).
+	// order (and must buffer updates for a session id it does not know yet).
 	cmds := make([]acp.AvailableCommand, 0, len(Scenarios))
 	for _, sc := range Scenarios {
 		c := acp.AvailableCommand{Name: sc.Name, Description: sc.Description}

@@ -13,7 +13,7 @@ import (
 )
 
 // Commands the demo runs in client terminals. They are plain POSIX sh lines sent as `command`
-// with no args (acpterm runs such lines with /bin/sh -c, architecture.md decision 2).
+// with no args (acpterm runs such lines with /bin/sh -c).
 const (
 	// ReadCommand asks for a name on the pane and greets it.
 	ReadCommand = `printf 'Your name? '; read n; echo "hello $n"`

@@ -392,7 +392,7 @@ func TestTUIAgentCrashBanner(t *testing.T) {
 }
 
 // TestTUIFailedTurnExits1: a prompt turn the agent failed makes the session end with exit status
-// 1 (architecture.md: 1 agent or protocol failure), as in headless mode, and says why.
+// 1 (exit 1: agent or protocol failure), as in headless mode, and says why.
 func TestTUIFailedTurnExits1(t *testing.T) {
 	e := newEnv(t)
 	tm := startDemo(t, e, "fail")

@@ -13,7 +13,7 @@ import (
 // modes, or nil when the key has no encoding (a lone modifier, a media
 // key). Lock modifiers (CapsLock, NumLock, ScrollLock) are ignored.
 //
-// Behaviour follows xterm (terminals.md §5.5): modified cursor keys, Home,
+// Behaviour follows xterm: modified cursor keys, Home,
 // End as CSI 1;m X with m = 1 + shift(1) + alt(2) + ctrl(4) + meta(8);
 // Insert/Delete/PgUp/PgDn and F5–F12 as CSI n;m ~; F1–F4 as SS3 P–S or
 // CSI 1;m P–S; F13–F24 as shifted F1–F12; DECCKM selects SS3 cursor keys;

@@ -13,7 +13,7 @@ import (
 )
 
 // feedSlice is the most output handed to the emulator per lock hold, in
-// bytes (terminals.md §5.2: keeps a painting UI from waiting long).
+// bytes (keeps a painting UI from waiting long).
 const feedSlice = 1024
 
 // Modes are the terminal modes a program has switched on, tracked from the
@@ -292,7 +292,7 @@ func (s *Screen) reset() {
 // Resize sets the screen size in cells (clamped to 1..4096). When the
 // height shrinks on the main screen the rows at the bottom, with the cursor,
 // are kept and the top rows go to scroll-back, as xterm and tmux do
-// (x/vt alone keeps the top; terminals.md §4). There is no reflow.
+// (x/vt alone keeps the top). There is no reflow.
 func (s *Screen) Resize(sz Size) {
 	sz = sz.clamp()
 	s.discardReplies(false, func() { s.resize(sz) }) // in-band resize reports are replies

@@ -6,8 +6,7 @@ import (
 )
 
 // Transcript turns a terminal's raw output stream into the plain text a
-// person would read; it is what ACP terminal/output returns
-// (architecture.md decision 3).
+// person would read; it is what ACP terminal/output returns.
 //
 // Rules, applied incrementally as bytes arrive (the parse state survives
 // across Write calls, so a sequence or character may be split anywhere):

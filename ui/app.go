@@ -76,7 +76,7 @@ type Options struct {
 var ErrAgentExited = errors.New("agent exited")
 
 // ErrTurnFailed is returned by Run when the user quit after a prompt turn had failed (the agent
-// answered session/prompt with an error): architecture.md's exit status 1, as in headless mode.
+// answered session/prompt with an error): exit status 1, as in headless mode.
 var ErrTurnFailed = errors.New("a prompt turn failed")
 
 // frameInterval is the average time between frames under continuous change (≈60 frames/s);
@@ -112,7 +112,7 @@ func (w *Wake) Notify(id string) {
 // Run runs the interactive program until the user quits, ctx is cancelled, or the terminal
 // closes. On a normal quit it returns nil; after the agent died it returns an error wrapping
 // ErrAgentExited, and after a prompt turn failed one wrapping ErrTurnFailed (the first failure); when ctx is cancelled it returns ctx.Err(). Before returning it restores the
-// user's terminal and performs the shutdown of architecture.md decision 10 by calling
+// user's terminal and performs the orderly shutdown by calling
 // Client.Close (pending prompts answered cancelled, terminals killed, agent stopped) and
 // Terminals.Close; both are expected to be idempotent, so the caller may call them again.
 func Run(ctx context.Context, o Options) error {

@@ -1,6 +1,6 @@
 package ui
 
-// The headless renderer (acpterm --headless, architecture.md decision 9): the same client as the
+// The headless renderer (acpterm --headless): the same client as the
 // TUI, but the session is printed as plain, line-oriented text and nobody is asked anything.
 //
 // Output format (one record per line; agent-supplied text is sanitised, no escape sequences):

@@ -458,8 +458,7 @@ func (m *Model) addBanner(level, text string) {
 }
 
 // bgFrameInterval is the minimum time between frames caused only by output in panes the user is
-// not typing into (≈12 frames/s): under a flood the UI then spends its CPU on the focused pane
-// (terminals.md §5.3).
+// not typing into (≈12 frames/s): under a flood the UI then spends its CPU on the focused pane.
 const bgFrameInterval = 80 * time.Millisecond
 
 // redraw rebuilds the cached frame when the model changed or a pane screen did. A change only in

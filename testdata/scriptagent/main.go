@@ -228,7 +228,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 		return acp.NewSessionResponse{}, acp.NewAuthRequired(nil)
 	}
 	fmt.Fprintf(os.Stderr, "session/new cwd=%s mcpServers=%d\n", p.Cwd, len(p.McpServers))
-	// Sent before the response: the client must keep it (pitfall P6).
+	// Sent before the response: the client must keep it.
 	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.SessionUpdate{
 		AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update",
 			AvailableCommands: []acp.AvailableCommand{{Name: "init", Description: "Create AGENTS.md"}}}}})
