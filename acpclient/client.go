@@ -78,6 +78,9 @@ type Options struct {
 	LoadSession string
 	// ScreenSize is the size of agent-owned terminal screens (zero → 80x24).
 	ScreenSize terminals.Size
+	// Trace, when set, receives every JSON-RPC line sent to or read from the agent as JSONL
+	// ({"t", "dir": "->"|"<-", "msg"}); writes are serialised. nil: no trace.
+	Trace io.Writer
 }
 
 // Errors returned or carried by TurnEnded.
@@ -129,11 +132,18 @@ type Client struct {
 	readDone  chan struct{} // wire reader finished
 	readBytes atomic.Int64  // bytes read from the agent's stdout (progress, for supervise)
 	junkMu    sync.Mutex
-	junk      []string      // the first maxJunk stdout lines that were not JSON (setupError quotes them)
-	gone      chan struct{} // AgentExited pushed, terminals released
-	lifeCtx   context.Context
-	lifeStop  context.CancelFunc
-	wg        sync.WaitGroup
+	junk      []string // the first maxJunk stdout lines that were not JSON (setupError quotes them)
+	trace     *tracer  // nil: no protocol trace
+
+	wireMu      sync.Mutex
+	setupIDs    map[string]string         // raw JSON id of an outgoing session setup request → method
+	setupModels *ModelState               // models of the latest session setup response
+	rawWait     map[string]chan rawResult // raw JSON id of acpterm's own request → its waiter
+	rawSeq      int
+	gone        chan struct{} // AgentExited pushed, terminals released
+	lifeCtx     context.Context
+	lifeStop    context.CancelFunc
+	wg          sync.WaitGroup
 
 	mu          sync.Mutex
 	cond        *sync.Cond // prompt queue
@@ -213,6 +223,10 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 		readDone: make(chan struct{}), gone: make(chan struct{}),
 		approved: map[string]*approval{}, pend: map[string]*pendingReq{}, tools: map[string]*ToolCall{},
 		terms: map[string]*clientTerm{}, agentTerms: map[string]*agentTerm{},
+		setupIDs: map[string]string{}, rawWait: map[string]chan rawResult{},
+	}
+	if o.Trace != nil {
+		c.trace = &tracer{w: o.Trace, onErr: func(err error) { log.Error("protocol trace: write failed; trace stopped", "err", err) }}
 	}
 	c.cond = sync.NewCond(&c.mu)
 	c.lifeCtx, c.lifeStop = context.WithCancel(context.Background())
@@ -233,7 +247,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	c.reapFinal, c.reapDone = make(chan struct{}), make(chan struct{})
 	go c.reapLoop()
 	log.Info("agent started", "command", o.Command, "pid", c.proc.pid, "cwd", cwd)
-	c.out = &lockedWriter{w: c.proc.stdin}
+	c.out = &lockedWriter{w: c.proc.stdin, sent: c.onSent}
 	c.sdkR, c.sdkW = io.Pipe()
 	c.conn = acp.NewClientSideConnection(c, c.out, c.sdkR)
 	// SetLogger before the SDK can log anything: the wire reader that feeds the SDK starts
@@ -337,7 +351,7 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 	var (
 		sid    string
 		modes  *acp.SessionModeState
-		models *acp.SessionModelState
+		models *ModelState
 		opts   []acp.SessionConfigOption
 		err    error
 		what   = "session/new"
@@ -353,20 +367,21 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 		c.mu.Unlock()
 		var r acp.LoadSessionResponse
 		r, err = c.conn.LoadSession(sctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp})
-		modes, models, opts = r.Modes, r.Models, r.ConfigOptions
+		modes, opts = r.Modes, r.ConfigOptions
 	case c.o.LoadSession != "" && init.AgentCapabilities.SessionCapabilities.Resume != nil:
 		what = "session/resume"
 		sid = c.o.LoadSession
 		var r acp.ResumeSessionResponse
 		r, err = c.conn.ResumeSession(sctx, acp.ResumeSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp})
-		modes, models, opts = r.Modes, r.Models, r.ConfigOptions
+		modes, opts = r.Modes, r.ConfigOptions
 	case c.o.LoadSession != "":
 		return fmt.Errorf("acpclient: cannot load session %q: the agent supports neither session/load nor session/resume: %w", c.o.LoadSession, ErrNotSupported)
 	default:
 		var r acp.NewSessionResponse
 		r, err = c.conn.NewSession(sctx, acp.NewSessionRequest{Cwd: c.o.Cwd, McpServers: mcp})
-		sid, modes, models, opts = string(r.SessionId), r.Modes, r.Models, r.ConfigOptions
+		sid, modes, opts = string(r.SessionId), r.Modes, r.ConfigOptions
 	}
+	models = c.takeModels()
 	if err != nil {
 		var re *acp.RequestError
 		if errors.As(err, &re) && re.Code == -32000 {
@@ -514,6 +529,7 @@ func (c *Client) infoLocked() Info {
 	}
 	if i.Models != nil {
 		m := *i.Models
+		m.AvailableModels = append([]ModelInfo(nil), m.AvailableModels...)
 		i.Models = &m
 	}
 	return i
@@ -756,10 +772,11 @@ func (c *Client) SetMode(id string) error {
 	return nil
 }
 
-// SetModel switches the model through the unstable session/set_model (claude-agent-acp still
-// offers `models`); prefer a config option with category "model" when the agent has one.
-// Errors: no models advertised (ErrNotSupported), an unknown id, the agent's error, a 30 s
-// timeout.
+// SetModel switches the model through session/set_model, the models API that gemini-cli and
+// older claude-agent-acp offer (`models` in the session/new response); acp-go-sdk v0.13.5 dropped
+// it, so acpterm sends it itself. Prefer a config option with category "model" when the agent
+// has one. Errors: no models advertised (ErrNotSupported), an unknown id, the agent's error, a
+// 30 s timeout.
 func (c *Client) SetModel(id string) error {
 	c.mu.Lock()
 	models := c.info.Models
@@ -770,19 +787,19 @@ func (c *Client) SetModel(id string) error {
 	}
 	known := false
 	for _, m := range models.AvailableModels {
-		known = known || string(m.ModelId) == id
+		known = known || m.ModelId == id
 	}
 	if !known {
 		return fmt.Errorf("acpclient: set model %q: not one of the agent's models", id)
 	}
 	ctx, cancel := context.WithTimeout(c.lifeCtx, DefaultCallTimeout)
 	defer cancel()
-	if _, err := c.conn.UnstableSetSessionModel(ctx, acp.UnstableSetSessionModelRequest{SessionId: acp.SessionId(sid), ModelId: acp.UnstableModelId(id)}); err != nil {
+	if _, err := c.callRaw(ctx, "session/set_model", map[string]any{"sessionId": sid, "modelId": id}); err != nil {
 		return fmt.Errorf("acpclient: session/set_model %q: %w", id, err)
 	}
 	c.mu.Lock()
 	m := *c.info.Models
-	m.CurrentModelId = acp.ModelId(id)
+	m.CurrentModelId = id
 	c.info.Models = &m
 	c.mu.Unlock()
 	return nil

@@ -1,5 +1,5 @@
 // Package acpclient runs one ACP agent as a subprocess and is its client: it speaks ACP v1
-// (JSON-RPC over the agent's stdin/stdout, via github.com/coder/acp-go-sdk v0.13.0), serves the
+// (JSON-RPC over the agent's stdin/stdout, via github.com/coder/acp-go-sdk v0.13.5), serves the
 // agent's terminal/*, fs/* and session/request_permission requests through the sandbox policy
 // (package permissions) and the PTY manager (package terminals), and turns everything that happens
 // into an ordered stream of plain Events for the TUI and the headless renderer.
@@ -261,10 +261,30 @@ type Info struct {
 	// Modes is the session's modes (nil when the agent has none); CurrentModeId follows
 	// current_mode_update and SetMode.
 	Modes *acp.SessionModeState
-	// Models is the unstable models state (nil when absent).
-	Models *acp.SessionModelState
+	// Models is the session's models as the models API reports them (nil when the agent
+	// offers none); CurrentModelId follows SetModel.
+	Models *ModelState
 	// ConfigOptions is the complete current config option list (agent order).
 	ConfigOptions []acp.SessionConfigOption
 	// Commands is the latest available_commands_update list.
 	Commands []acp.AvailableCommand
+}
+
+// ModelState is a session's models as the ACP models API (unstable; `models` in the session/new,
+// load and resume responses, switched with session/set_model) describes them.
+type ModelState struct {
+	// CurrentModelId is the model in use.
+	CurrentModelId string `json:"currentModelId"`
+	// AvailableModels are the models the session can switch to, in the agent's order.
+	AvailableModels []ModelInfo `json:"availableModels"`
+}
+
+// ModelInfo is one model of a ModelState.
+type ModelInfo struct {
+	// ModelId is the id session/set_model takes.
+	ModelId string `json:"modelId"`
+	// Name is the model's display name.
+	Name string `json:"name"`
+	// Description is the agent's description ("" when none).
+	Description string `json:"description,omitempty"`
 }

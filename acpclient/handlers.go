@@ -116,8 +116,8 @@ func (c *Client) ReadTextFile(ctx context.Context, p acp.ReadTextFileRequest) (a
 
 // WriteTextFile implements acp.Client (fs/write_text_file): absolute path required, DecideWrite
 // (ask → PermissionAsked kind "write" with the Diff), the engine's confined write (temp +
-// rename), then FileWritten with the old and new text. (SDK limitation: an empty content is
-// rejected by the SDK with -32602 before this runs.)
+// rename), then FileWritten with the old and new text. An empty content (which the SDK would
+// reject) reaches it through the wire reader (writeEmptyFile).
 func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
 	if c.o.Engine == nil {
 		return acp.WriteTextFileResponse{}, acp.NewMethodNotFound("fs/write_text_file")

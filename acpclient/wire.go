@@ -58,16 +58,159 @@ const sdkMaxLine = 10 * 1024 * 1024
 const maxLine = 64 * 1024 * 1024
 
 // lockedWriter serialises whole-line writes to the agent's stdin between the SDK and the wire
-// reader (the SDK writes each message with one Write call).
+// reader (the SDK writes each message with one Write call). sent, when set, sees every line
+// before it is written (request bookkeeping and the protocol trace).
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	sent func(line []byte)
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.sent != nil {
+		l.sent(p)
+	}
 	return l.w.Write(p)
+}
+
+// sessionSetupMethods are the requests whose responses carry the session's models, a field
+// acp-go-sdk v0.13.5 no longer decodes: the wire reader takes it from the raw response.
+var sessionSetupMethods = map[string]bool{"session/new": true, "session/load": true, "session/resume": true, "session/fork": true}
+
+// onSent records, for each outgoing request whose response the wire reader must look into,
+// its id; and writes the line to the protocol trace.
+func (c *Client) onSent(line []byte) {
+	c.trace.write("->", line)
+	var env envelope
+	if json.Unmarshal(line, &env) != nil || len(env.ID) == 0 || !sessionSetupMethods[env.Method] {
+		return
+	}
+	c.wireMu.Lock()
+	c.setupIDs[string(env.ID)] = env.Method
+	c.wireMu.Unlock()
+}
+
+// rawPrefix starts the ids of the requests acpterm sends itself, past the SDK (methods the SDK
+// no longer has, such as session/set_model). The SDK numbers its own requests, so a string id
+// never collides with one of them.
+const rawPrefix = "acpterm-"
+
+// rawResult is the response to a raw request.
+type rawResult struct {
+	Result json.RawMessage   `json:"result"`
+	Error  *acp.RequestError `json:"error"`
+}
+
+// callRaw sends method with params as a JSON-RPC request of acpterm's own and waits for its
+// response. Errors: the agent's error (an *acp.RequestError), a write failure, the agent's exit,
+// or ctx ending.
+func (c *Client) callRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	c.wireMu.Lock()
+	c.rawSeq++
+	id := fmt.Sprintf("%s%d", rawPrefix, c.rawSeq)
+	ch := make(chan rawResult, 1)
+	c.rawWait[strconv.Quote(id)] = ch
+	c.wireMu.Unlock()
+	drop := func() {
+		c.wireMu.Lock()
+		delete(c.rawWait, strconv.Quote(id))
+		c.wireMu.Unlock()
+	}
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		drop()
+		return nil, err
+	}
+	if _, err := c.out.Write(append(b, '\n')); err != nil {
+		drop()
+		return nil, fmt.Errorf("%s: writing to the agent: %w", method, err)
+	}
+	select {
+	case r := <-ch:
+		if r.Error != nil {
+			return nil, r.Error
+		}
+		return r.Result, nil
+	case <-c.readDone:
+		drop()
+		return nil, fmt.Errorf("%s: the agent closed its connection", method)
+	case <-ctx.Done():
+		drop()
+		return nil, ctx.Err()
+	}
+}
+
+// takeModels returns (and forgets) the models state the last session setup response carried.
+func (c *Client) takeModels() *ModelState {
+	c.wireMu.Lock()
+	defer c.wireMu.Unlock()
+	m := c.setupModels
+	c.setupModels = nil
+	return m
+}
+
+// onResponse looks into a response before the SDK gets it: a raw request's response is
+// delivered to its caller and not forwarded (true); a session setup response's `models` is kept.
+func (c *Client) onResponse(env envelope, line []byte) bool {
+	key := string(env.ID)
+	c.wireMu.Lock()
+	ch, raw := c.rawWait[key]
+	delete(c.rawWait, key)
+	method, setup := c.setupIDs[key]
+	delete(c.setupIDs, key)
+	c.wireMu.Unlock()
+	if raw {
+		var r rawResult
+		if err := json.Unmarshal(line, &r); err != nil {
+			r.Error = &acp.RequestError{Code: -32700, Message: "unreadable response: " + err.Error()}
+		}
+		ch <- r
+		return true
+	}
+	if setup {
+		var r struct {
+			Result struct {
+				Models *ModelState `json:"models"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			c.log.Warn(method+": models not readable (ignored)", "err", err)
+		} else if r.Result.Models != nil {
+			c.wireMu.Lock()
+			c.setupModels = r.Result.Models
+			c.wireMu.Unlock()
+		}
+	}
+	return false
+}
+
+// writeEmptyFile answers an fs/write_text_file request whose content is "" itself: the SDK
+// rejects an empty content as a missing parameter (-32602) although ACP allows writing an empty
+// file, so such a request goes straight to WriteTextFile (same policy, approval and audit).
+func (c *Client) writeEmptyFile(env envelope) {
+	var p acp.WriteTextFileRequest
+	var resp map[string]any
+	if err := json.Unmarshal(env.Params, &p); err != nil || p.Path == "" {
+		msg := "path is required"
+		if err != nil {
+			msg = err.Error()
+		}
+		resp = map[string]any{"jsonrpc": "2.0", "id": env.ID, "error": map[string]any{"code": codeInvalidParams, "message": "Invalid params", "data": map[string]any{"error": msg}}}
+	} else if r, err := c.WriteTextFile(c.lifeCtx, p); err != nil {
+		re := &acp.RequestError{Code: codeInternal, Message: err.Error()}
+		errors.As(err, &re)
+		resp = map[string]any{"jsonrpc": "2.0", "id": env.ID, "error": re}
+	} else {
+		resp = map[string]any{"jsonrpc": "2.0", "id": env.ID, "result": r}
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		c.log.Error("fs/write_text_file: cannot encode the response", "err", err)
+		return
+	}
+	_, _ = c.out.Write(append(b, '\n'))
 }
 
 type envelope struct {
@@ -120,6 +263,7 @@ func (c *Client) readWire() {
 
 // handleLine processes one line; false means the SDK side is gone.
 func (c *Client) handleLine(line []byte) bool {
+	c.trace.write("<-", line)
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil {
 		c.log.Warn("agent stdout: not a JSON-RPC message (ignored)", "err", err, "line", clip(string(line), 200))
@@ -142,6 +286,17 @@ func (c *Client) handleLine(line []byte) bool {
 	}
 	if len(line) >= sdkMaxLine {
 		return c.oversized(env, len(line))
+	}
+	if !isNotification && env.Method == "" && c.onResponse(env, line) {
+		return true
+	}
+	if !isNotification && env.Method == "fs/write_text_file" && emptyContent(env.Params) {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.writeEmptyFile(env)
+		}()
+		return true
 	}
 	if _, err := c.sdkW.Write(append(line, '\n')); err != nil {
 		return false
@@ -203,4 +358,12 @@ func (t truncatingHandler) WithAttrs(as []slog.Attr) slog.Handler {
 }
 func (t truncatingHandler) WithGroup(g string) slog.Handler {
 	return truncatingHandler{t.h.WithGroup(g), t.max}
+}
+
+// emptyContent reports whether fs/write_text_file params carry `"content": ""`.
+func emptyContent(params json.RawMessage) bool {
+	var p struct {
+		Content *string `json:"content"`
+	}
+	return json.Unmarshal(params, &p) == nil && p.Content != nil && *p.Content == ""
 }

@@ -151,6 +151,11 @@ func (a *agent) Authenticate(ctx context.Context, p acp.AuthenticateRequest) (ac
 	return acp.AuthenticateResponse{}, nil
 }
 
+// Logout implements acp.Agent (the demo has no login to end).
+func (a *agent) Logout(context.Context, acp.LogoutRequest) (acp.LogoutResponse, error) {
+	return acp.LogoutResponse{}, nil
+}
+
 var demoModes = []acp.SessionMode{
 	{Id: "ask", Name: "Ask", Description: acp.Ptr("ask before running anything (the demo behaves the same in every mode)")},
 	{Id: "code", Name: "Code", Description: acp.Ptr("write code")},

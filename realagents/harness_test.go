@@ -22,7 +22,7 @@ const (
 	claudeNew    = "claude"        // @zed-industries/claude-agent-acp 0.23.1: runs commands itself
 	codex        = "codex"         // @zed-industries/codex-acp 0.16.0
 	sdkExample   = "sdk-example"   // example agent of @agentclientprotocol/sdk 0.17.0
-	goExample    = "go-example"    // example agent of github.com/coder/acp-go-sdk v0.13.0
+	goExample    = "go-example"    // example agent of github.com/coder/acp-go-sdk v0.13.5
 )
 
 // Generous per-step timeouts: the Claude agents take ~2 s to start, more under load.

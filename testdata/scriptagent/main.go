@@ -45,7 +45,37 @@ type lockedWriter struct {
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if q := withModels(p); q != nil {
+		if _, err := l.w.Write(q); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	return l.w.Write(p)
+}
+
+// newSessionIDs holds the raw ids of session/new requests: their responses get a `models`
+// field (the models API, which acp-go-sdk's agent side no longer has).
+var newSessionIDs sync.Map
+
+// withModels returns line with `models` added to its result when it answers a session/new
+// request, else nil.
+func withModels(line []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil || m["result"] == nil || m["id"] == nil {
+		return nil
+	}
+	if _, ok := newSessionIDs.LoadAndDelete(string(m["id"])); !ok {
+		return nil
+	}
+	var result map[string]any
+	if json.Unmarshal(m["result"], &result) != nil {
+		return nil
+	}
+	result["models"] = map[string]any{"currentModelId": "m1", "availableModels": []map[string]any{
+		{"modelId": "m1", "name": "One"}, {"modelId": "m2", "name": "Two"}}}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": result})
+	return append(b, '\n')
 }
 
 var out = &lockedWriter{w: os.Stdout}
@@ -89,7 +119,23 @@ func filterStdin(w *io.PipeWriter) {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
 			}
-			if json.Unmarshal(line, &env) == nil && env.Method == "" && len(env.ID) > 0 && env.ID[0] == '"' {
+			ok := json.Unmarshal(line, &env) == nil
+			if ok && env.Method == "session/new" {
+				newSessionIDs.Store(string(env.ID), true)
+			}
+			if ok && env.Method == "session/set_model" {
+				// Answered here: the models API is not in acp-go-sdk's agent side.
+				var p struct {
+					Params struct {
+						ModelID string `json:"modelId"`
+					} `json:"params"`
+				}
+				_ = json.Unmarshal(line, &p)
+				fmt.Fprintf(os.Stderr, "set_model %s\n", p.Params.ModelID)
+				raw(map[string]any{"jsonrpc": "2.0", "id": env.ID, "result": map[string]any{}})
+				continue
+			}
+			if ok && env.Method == "" && len(env.ID) > 0 && env.ID[0] == '"' {
 				var id string
 				_ = json.Unmarshal(env.ID, &id)
 				rawMu.Lock()
@@ -233,8 +279,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 		AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update",
 			AvailableCommands: []acp.AvailableCommand{{Name: "init", Description: "Create AGENTS.md"}}}}})
 	modes, opts := a.sessionState()
-	models := &acp.SessionModelState{CurrentModelId: "m1", AvailableModels: []acp.ModelInfo{{ModelId: "m1", Name: "One"}, {ModelId: "m2", Name: "Two"}}}
-	return acp.NewSessionResponse{SessionId: sid, Modes: modes, ConfigOptions: opts, Models: models}, nil
+	return acp.NewSessionResponse{SessionId: sid, Modes: modes, ConfigOptions: opts}, nil
 }
 
 func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
@@ -244,6 +289,10 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: id, Update: acp.UpdateAgentMessageText("old answer")})
 	modes, opts := a.sessionState()
 	return acp.LoadSessionResponse{Modes: modes, ConfigOptions: opts}, nil
+}
+
+func (a *agent) Logout(context.Context, acp.LogoutRequest) (acp.LogoutResponse, error) {
+	return acp.LogoutResponse{}, nil
 }
 
 func (a *agent) Cancel(context.Context, acp.CancelNotification) error {
@@ -268,11 +317,6 @@ func (a *agent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest)
 	a.mode = string(p.ModeId)
 	a.mu.Unlock()
 	return acp.SetSessionModeResponse{}, nil
-}
-
-func (a *agent) UnstableSetSessionModel(_ context.Context, p acp.UnstableSetSessionModelRequest) (acp.UnstableSetSessionModelResponse, error) {
-	fmt.Fprintf(os.Stderr, "set_model %s\n", p.ModelId)
-	return acp.UnstableSetSessionModelResponse{}, nil
 }
 
 func (a *agent) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
