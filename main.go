@@ -227,7 +227,9 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 
 	// 6. Terminals (redraws are signalled to the TUI without polling).
 	var wake *ui.Wake
-	mo := terminals.ManagerOptions{MaxLive: cfg.Policy.MaxTerminals, KillGrace: cfg.Policy.KillGrace}
+	// Subreaper: processes that escape a terminal's group, and orphans of the agent's own tree,
+	// are re-parented to acpterm so they can be found and reaped (acpclient's orphan reaper).
+	mo := terminals.ManagerOptions{MaxLive: cfg.Policy.MaxTerminals, KillGrace: cfg.Policy.KillGrace, Subreaper: true}
 	if !o.headless {
 		wake = ui.NewWake()
 		mo.OnChange = wake.Notify

@@ -97,7 +97,7 @@ func startErr(t *testing.T, s setup) (*harness, error) {
 	h := &harness{t: t, dir: t.TempDir()}
 	h.cond = sync.NewCond(&h.mu)
 	h.cfg, h.eng = newEngine(t, h.dir, s.policy)
-	h.mgr = terminals.NewManager(terminals.ManagerOptions{})
+	h.mgr = terminals.NewManager(terminals.ManagerOptions{Subreaper: true})
 	o := Options{
 		Command: []string{agentBin}, Cwd: h.dir, Config: h.cfg, Engine: h.eng, Terminals: h.mgr,
 		Env: agentEnv(s.scenario, s.env...), InitTimeout: 30 * time.Second,

@@ -1,23 +1,21 @@
 package acpclient
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/acpterm/acpterm/internal/proctree"
 )
 
 // Orphan reaping. A terminals.Manager makes acpterm a child subreaper, so processes the agent
 // started whose parent died (a tool's `sleep` after its shell was killed, a daemonised helper)
-// are re-parented to acpterm, and it must reap them (terminals/doc.go: "whoever spawned them
-// should reap them"). Every process of the agent's tree inherits agentMarkerVar=<nonce>. The
+// are re-parented to acpterm, and it must reap them (whoever spawned them should). Every process of the agent's tree inherits agentMarkerVar=<nonce>. The
 // reaper waits only for specific pids it can attribute to the agent (never wait(-1), which would
 // steal the exit status of the agent or of a terminal): children of acpterm that carry the
 // marker, and zombie children of acpterm in the agent's process group or in a group or session
@@ -44,7 +42,7 @@ const (
 )
 
 type orphanReaper struct {
-	marker   []byte // "ACPTERM_AGENT=<nonce>"
+	nonce    string // the value of agentMarkerVar in the agent's tree
 	self     int
 	selfPgrp int
 	selfSid  int
@@ -52,9 +50,8 @@ type orphanReaper struct {
 	seen     map[int]bool // marked children of ours seen alive
 	groups   map[int]bool // process groups / sessions of the agent's tree
 
-	noChildren bool   // /proc/self/task/*/children is missing (no CONFIG_PROC_CHILDREN): scan /proc
-	buf        []byte // scratch for reading /proc files
-	pids       []int  // scratch for the children list
+	noChildren bool            // /proc/self/task/*/children is missing (no CONFIG_PROC_CHILDREN): scan /proc
+	proc       proctree.Reader // reads /proc without allocating
 }
 
 func newMarker() string {
@@ -65,9 +62,8 @@ func newMarker() string {
 
 func newOrphanReaper(nonce string, agentPid int) *orphanReaper {
 	r := &orphanReaper{
-		marker: []byte(agentMarkerVar + "=" + nonce), self: os.Getpid(), agentPid: agentPid,
+		nonce: nonce, self: os.Getpid(), agentPid: agentPid,
 		seen: map[int]bool{}, groups: map[int]bool{},
-		buf: make([]byte, 4096),
 	}
 	r.selfPgrp = syscall.Getpgrp()
 	r.selfSid, _ = unix.Getsid(0)
@@ -133,145 +129,14 @@ func (r *orphanReaper) run(sigs chan os.Signal, final <-chan struct{}, gap, peri
 	}
 }
 
-type pstat struct {
-	state           byte
-	ppid, pgrp, sid int
-}
-
-// readProc reads the whole of a /proc file into r.buf (grown as needed; valid until the next
-// call) without the allocations of os.ReadFile.
-func (r *orphanReaper) readProc(path string) ([]byte, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(fd)
-	n := 0
-	for {
-		if n == len(r.buf) {
-			r.buf = append(r.buf, make([]byte, len(r.buf))...)
-		}
-		m, err := unix.Read(fd, r.buf[n:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if m == 0 {
-			return r.buf[:n], nil
-		}
-		n += m
-	}
-}
-
-func (r *orphanReaper) readPstat(pid int) (pstat, bool) {
-	b, err := r.readProc("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return pstat{}, false
-	}
-	return parseStat(b)
-}
-
-// parseStat reads state, ppid, pgrp and session, the four fields after the command name's
-// closing parenthesis in /proc/PID/stat (proc(5)), without allocating.
-func parseStat(b []byte) (pstat, bool) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return pstat{}, false
-	}
-	var f [4][]byte
-	rest := b[i+1:]
-	for k := range f {
-		rest = bytes.TrimLeft(rest, " ")
-		j := bytes.IndexAny(rest, " \n")
-		if j < 0 {
-			j = len(rest)
-		}
-		f[k], rest = rest[:j], rest[j:]
-	}
-	ppid, ok1 := atoi(f[1])
-	pgrp, ok2 := atoi(f[2])
-	sid, ok3 := atoi(f[3])
-	if len(f[0]) != 1 || !ok1 || !ok2 || !ok3 {
-		return pstat{}, false
-	}
-	return pstat{state: f[0][0], ppid: ppid, pgrp: pgrp, sid: sid}, true
-}
-
-// atoi parses a non-negative decimal of at most 9 digits (pids fit: pid_max <= 2^22).
-func atoi(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
-}
-
-// parseChildren appends to dst the pids of a /proc/PID/task/TID/children file (proc(5):
-// space-separated decimal pids) and returns it; anything that is not a pid is skipped.
-func parseChildren(b []byte, dst []int) []int {
-	for len(b) > 0 {
-		j := bytes.IndexAny(b, " \n")
-		if j < 0 {
-			j = len(b)
-		}
-		if pid, ok := atoi(b[:j]); ok && pid > 0 {
-			dst = append(dst, pid)
-		}
-		if j < len(b) {
-			j++
-		}
-		b = b[j:]
-	}
-	return dst
-}
-
-// children lists acpterm's child processes, zombies included, from the children file of every
-// thread (an orphan is re-parented to any thread of the subreaper). ok is false when the
-// kernel has no such files (CONFIG_PROC_CHILDREN unset).
-func (r *orphanReaper) children() (pids []int, ok bool) {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil, false
-	}
-	r.pids = r.pids[:0]
-	for i, t := range tasks {
-		b, err := r.readProc("/proc/self/task/" + t.Name() + "/children")
-		if err != nil {
-			if i == 0 && errors.Is(err, unix.ENOENT) {
-				return nil, false
-			}
-			continue // the thread exited
-		}
-		r.pids = parseChildren(b, r.pids)
-	}
-	return r.pids, true
-}
-
+// marked reports whether pid carries the agent's marker (agentMarkerVar=<nonce>).
 func (r *orphanReaper) marked(pid int) bool {
-	env, err := r.readProc("/proc/" + strconv.Itoa(pid) + "/environ")
+	env, err := r.proc.Env(pid)
 	if err != nil {
 		return false
 	}
-	for len(env) > 0 {
-		kv := env
-		if j := bytes.IndexByte(env, 0); j >= 0 {
-			kv, env = env[:j], env[j+1:]
-		} else {
-			env = nil
-		}
-		if bytes.Equal(kv, r.marker) {
-			return true
-		}
-	}
-	return false
+	v, ok := proctree.EnvLookup(env, agentMarkerVar)
+	return ok && string(v) == r.nonce
 }
 
 // sweep reaps attributable zombie children; with kill it also sends SIGKILL to every live
@@ -282,7 +147,7 @@ func (r *orphanReaper) marked(pid int) bool {
 func (r *orphanReaper) sweep(kill bool) int {
 	left := 0
 	if !kill && !r.noChildren {
-		pids, ok := r.children()
+		pids, ok := r.proc.Children()
 		if ok {
 			for _, pid := range pids {
 				left += r.visit(pid, false)
@@ -291,14 +156,8 @@ func (r *orphanReaper) sweep(kill bool) int {
 		}
 		r.noChildren = true
 	}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
-	for _, e := range ents {
-		if pid, err := strconv.Atoi(e.Name()); err == nil {
-			left += r.visit(pid, kill)
-		}
+	for _, pid := range proctree.Pids() {
+		left += r.visit(pid, kill)
 	}
 	return left
 }
@@ -308,13 +167,13 @@ func (r *orphanReaper) visit(pid int, kill bool) int {
 	if pid == r.self || pid == r.agentPid {
 		return 0
 	}
-	st, ok := r.readPstat(pid)
+	st, ok := r.proc.Stat(pid)
 	if !ok {
 		return 0
 	}
-	inTree := r.inGroup(st.pgrp) || r.inGroup(st.sid)
-	if st.state == 'Z' {
-		if st.ppid == r.self && (r.seen[pid] || inTree) {
+	inTree := r.inGroup(st.Pgrp) || r.inGroup(st.Sid)
+	if st.State == 'Z' {
+		if st.PPid == r.self && (r.seen[pid] || inTree) {
 			delete(r.seen, pid)
 			var ws unix.WaitStatus
 			if got, _ := unix.Wait4(pid, &ws, unix.WNOHANG, nil); got != pid {
@@ -328,20 +187,20 @@ func (r *orphanReaper) visit(pid int, kill bool) int {
 		return 0
 	}
 	// Live: only our children and, when killing, everything, need the environment read.
-	if st.ppid != r.self && !kill && !r.inGroup(st.pgrp) {
+	if st.PPid != r.self && !kill && !r.inGroup(st.Pgrp) {
 		return 0
 	}
 	if !r.marked(pid) {
-		if kill && st.ppid == r.self && inTree {
+		if kill && st.PPid == r.self && inTree {
 			// Exiting: its environment is gone before it turns into a zombie. Wait for that
 			// rather than stop sweeping and leave the zombie unreaped.
 			return 1
 		}
 		return 0
 	}
-	r.addGroup(st.pgrp)
-	r.addGroup(st.sid)
-	if st.ppid == r.self {
+	r.addGroup(st.Pgrp)
+	r.addGroup(st.Sid)
+	if st.PPid == r.self {
 		r.seen[pid] = true
 	}
 	if kill {

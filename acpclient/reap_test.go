@@ -15,47 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func TestParseChildren(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want []int
-	}{
-		{"", nil},
-		{"4242 ", []int{4242}},
-		{"17 4242 1000001 ", []int{17, 4242, 1000001}},
-		{"17 4242\n", []int{17, 4242}},
-		{"17  x 0 -3 12345678901 99 ", []int{17, 99}},
-	} {
-		got := parseChildren([]byte(c.in), []int{5})
-		if want := append([]int{5}, c.want...); !slices.Equal(got, want) {
-			t.Errorf("parseChildren(%q) = %v, want %v", c.in, got, want)
-		}
-	}
-}
-
-func TestParseStat(t *testing.T) {
-	st, ok := parseStat([]byte("4242 (a) b (c)) Z 17 4000 3999 34816 4000 4194560 116 0 0 0\n"))
-	if want := (pstat{state: 'Z', ppid: 17, pgrp: 4000, sid: 3999}); !ok || st != want {
-		t.Errorf("parseStat = %+v %v, want %+v", st, ok, want)
-	}
-	st, ok = parseStat([]byte("1 (init) S 0 1 1\n"))
-	if want := (pstat{state: 'S', ppid: 0, pgrp: 1, sid: 1}); !ok || st != want {
-		t.Errorf("parseStat short = %+v %v, want %+v", st, ok, want)
-	}
-	for _, bad := range []string{"", "12 (x", "12 (x) S 1 2", "12 (x) S 1 two 3 4", "12 (x) SS 1 2 3 4"} {
-		if st, ok := parseStat([]byte(bad)); ok {
-			t.Errorf("parseStat(%q) = %+v, want failure", bad, st)
-		}
-	}
-	// Our own stat, read through the reaper's buffer.
-	r := newOrphanReaper("x", 0)
-	st, ok = r.readPstat(os.Getpid())
-	sid, _ := unix.Getsid(0)
-	if want := (pstat{state: st.state, ppid: os.Getppid(), pgrp: syscall.Getpgrp(), sid: sid}); !ok || st != want {
-		t.Errorf("readPstat(self) = %+v %v, want %+v", st, ok, want)
-	}
-}
-
 // The children list names exactly our live and zombie children, and nothing after Wait.
 func TestReaperChildrenList(t *testing.T) {
 	r := newOrphanReaper("x", 0)
@@ -71,7 +30,7 @@ func TestReaperChildrenList(t *testing.T) {
 	}
 	defer func() { _ = live.Process.Kill(); _ = live.Wait() }()
 	waitZombie(t, r, dead.Process.Pid)
-	pids, ok := r.children()
+	pids, ok := r.proc.Children()
 	if !ok || !slices.Contains(pids, live.Process.Pid) || !slices.Contains(pids, dead.Process.Pid) {
 		t.Fatalf("children() = %v %v, want %d and %d among them", pids, ok, live.Process.Pid, dead.Process.Pid)
 	}
@@ -80,7 +39,7 @@ func TestReaperChildrenList(t *testing.T) {
 	}
 	_ = live.Process.Kill()
 	_ = live.Wait()
-	pids, _ = r.children()
+	pids, _ = r.proc.Children()
 	if slices.Contains(pids, live.Process.Pid) || slices.Contains(pids, dead.Process.Pid) {
 		t.Errorf("children() after Wait = %v, still has %d or %d", pids, live.Process.Pid, dead.Process.Pid)
 	}
@@ -144,7 +103,7 @@ func waitZombie(t *testing.T, r *orphanReaper, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(evTimeout)
 	for {
-		if st, ok := r.readPstat(pid); ok && st.state == 'Z' {
+		if st, ok := r.proc.Stat(pid); ok && st.State == 'Z' {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -237,11 +196,11 @@ func TestReaperSweepReapsOrphan(t *testing.T) {
 			r := newOrphanReaper(nonce, agent)
 			r.noChildren = fullScan
 			r.sweep(false)
-			st, ok := r.readPstat(orphan)
-			if !ok || st.ppid != os.Getpid() || st.state == 'Z' || !r.marked(orphan) {
+			st, ok := r.proc.Stat(orphan)
+			if !ok || st.PPid != os.Getpid() || st.State == 'Z' || !r.marked(orphan) {
 				t.Fatalf("orphan %d: %+v %v, want a live marked child of %d", orphan, st, ok, os.Getpid())
 			}
-			if !r.seen[orphan] || !r.groups[st.pgrp] {
+			if !r.seen[orphan] || !r.groups[st.Pgrp] {
 				t.Errorf("sweep did not learn the live orphan: seen %v groups %v", r.seen, r.groups)
 			}
 			release()

@@ -20,8 +20,8 @@
 //
 // # Process reaping
 //
-// [NewManager] makes the calling process a child subreaper
-// (prctl(PR_SET_CHILD_SUBREAPER)): a process that leaves its terminal's
+// With [ManagerOptions].Subreaper, [NewManager] makes the calling process a
+// child subreaper (prctl(PR_SET_CHILD_SUBREAPER)): a process that leaves its terminal's
 // process group (setsid, double fork) is re-parented to acpterm instead of
 // init when its parent dies, so it can still be found and reaped. Every
 // process started from a terminal inherits the environment variable

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/acpterm/acpterm/internal/proctree"
 )
 
 func TestMain(m *testing.M) {
@@ -33,6 +35,7 @@ func newMgr(t *testing.T, o ManagerOptions) *harness {
 		default:
 		}
 	}
+	o.Subreaper = true // the escapee tests need re-parented processes to come here
 	h.Manager = NewManager(o)
 	t.Cleanup(func() { _ = h.Close() })
 	return h
@@ -108,13 +111,13 @@ func fdCount(t *testing.T) int {
 
 // pidAlive reports whether pid exists and is not a zombie.
 func pidAlive(pid int) bool {
-	st, ok := readStat(pid)
-	return ok && st.state != 'Z'
+	st, ok := proctree.ReadStat(pid)
+	return ok && st.State != 'Z'
 }
 
 // pidExists reports whether /proc has pid at all (zombies included).
 func pidExists(pid int) bool {
-	_, ok := readStat(pid)
+	_, ok := proctree.ReadStat(pid)
 	return ok
 }
 

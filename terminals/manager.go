@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/acpterm/acpterm/internal/proctree"
 )
 
 // ManagerOptions configure a Manager.
@@ -21,10 +23,14 @@ type ManagerOptions struct {
 	// BackgroundRate is how fast a background terminal's output is read (Terminal.SetBackground),
 	// in bytes per second; bursts of BackgroundRate/16 are read at once. 0 → 4 MiB/s.
 	BackgroundRate int
+	// Subreaper makes the calling process a child subreaper (proctree.BecomeSubreaper) when the
+	// Manager is created, so processes that escape a terminal's group (setsid, double fork)
+	// are re-parented to it and can still be found and reaped on release. Without it such
+	// processes go to init and only the environment marker finds them.
+	Subreaper bool
 }
 
-// Manager starts terminals and keeps track of them. Creating one makes the
-// process a child subreaper (see the package documentation).
+// Manager starts terminals and keeps track of them.
 type Manager struct {
 	o     ManagerOptions
 	size  atomic.Pointer[Size] // SetDefaultSize; nil → DefaultSize
@@ -38,11 +44,12 @@ type Manager struct {
 	closed bool
 }
 
-// NewManager returns a Manager and makes the calling process a child
-// subreaper (prctl(PR_SET_CHILD_SUBREAPER)) so processes escaping a
-// terminal's group can be reaped.
+// NewManager returns a Manager; with o.Subreaper it also makes the calling process a child
+// subreaper. A failed prctl is not an error: escapees are then still found by their marker.
 func NewManager(o ManagerOptions) *Manager {
-	_ = becomeSubreaper()
+	if o.Subreaper {
+		_ = proctree.BecomeSubreaper()
+	}
 	if o.MaxLive <= 0 {
 		o.MaxLive = DefaultMaxLive
 	}

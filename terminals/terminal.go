@@ -20,6 +20,8 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/acpterm/acpterm/internal/proctree"
 )
 
 // Flood handling: the emulator (about 1–2 MB/s for a 200x50 screen) may
@@ -748,7 +750,7 @@ func (t *Terminal) Kill() error {
 	// (subreaper) when their parent dies can be reaped.
 	var members []int // the group's other members (they get the signals)
 	for _, pid := range t.ownProcs() {
-		if st, ok := readStat(pid); ok && st.pgrp == t.pid {
+		if st, ok := proctree.ReadStat(pid); ok && st.Pgrp == t.pid {
 			members = append(members, pid)
 		}
 	}
@@ -760,15 +762,15 @@ func (t *Terminal) Kill() error {
 	select {
 	case <-t.leaderDone:
 		// The leader went; give the rest of the group what remains of the grace.
-		for time.Now().Before(deadline) && alive(members) {
-			reap(members, 0)
+		for time.Now().Before(deadline) && proctree.Alive(members) {
+			proctree.Reap(members, 0)
 			time.Sleep(10 * time.Millisecond)
 		}
 	case <-timer.C:
 	}
 	_ = syscall.Kill(-t.pid, syscall.SIGKILL)
 	<-t.done
-	reap(members, reapBound)
+	proctree.Reap(members, reapBound)
 	return nil
 }
 

@@ -14,6 +14,8 @@ import (
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"golang.org/x/sys/unix"
+
+	"github.com/acpterm/acpterm/internal/proctree"
 )
 
 func TestIssueExamples(t *testing.T) {
@@ -259,7 +261,7 @@ func TestSetsidEscapeeReapedOnRelease(t *testing.T) {
 	if len(esc) == 0 || !pidAlive(dbl) {
 		t.Fatalf("escapees not running before release (found %v, dbl %d): %q", esc, dbl, out)
 	}
-	if st, _ := readStat(dbl); st.sid == term.Pid() {
+	if st, _ := proctree.ReadStat(dbl); st.Sid == term.Pid() {
 		t.Fatal("double-forked process did not leave the session")
 	}
 	_ = term.Release()
@@ -555,8 +557,8 @@ func TestKillStoppedProcess(t *testing.T) {
 	if err := unix.Waitid(unix.P_PID, term.Pid(), &info, unix.WSTOPPED|unix.WNOWAIT, nil); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := readStat(term.Pid()); st.state != 'T' {
-		t.Fatalf("state %c, want stopped", st.state)
+	if st, _ := proctree.ReadStat(term.Pid()); st.State != 'T' {
+		t.Fatalf("state %c, want stopped", st.State)
 	}
 	_ = term.Kill() // SIGTERM + SIGCONT: ends well before the 30 s grace
 	if st, _ := term.Exit(); st.String() != "SIGTERM" {
