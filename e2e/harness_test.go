@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpterm/acpterm/internal/tmuxtest"
 )
 
 // binary is the acpterm executable built once by TestMain.
@@ -23,9 +25,6 @@ var raceDir string
 // waitTimeout bounds every wait for something to appear on a screen or in a file. It is generous
 // because the machine may be loaded; a passing test never waits this long.
 const waitTimeout = 30 * time.Second
-
-// pollInterval is how often a screen is captured while waiting.
-const pollInterval = 40 * time.Millisecond
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
@@ -201,19 +200,11 @@ func (e *testEnv) run(args ...string) result {
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
-// requireTmux skips the test when tmux is not installed (CI installs it: .ci/run).
-func requireTmux(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: the end-to-end TUI tests need it (apt-get install tmux)")
-	}
-}
-
 // tmux is one tmux server (own socket) with one session running /bin/sh in the test env.
 type tmux struct {
-	t    *testing.T
-	e    *testEnv
-	sock string
+	*tmuxtest.Server
+	t *testing.T
+	e *testEnv
 }
 
 // startTmux starts a detached tmux session of cols×rows cells running an interactive /bin/sh
@@ -221,101 +212,38 @@ type tmux struct {
 // Tests that use tmux must not run in parallel with each other (the machine may be small).
 func startTmux(t *testing.T, e *testEnv, cols, rows int) *tmux {
 	t.Helper()
-	requireTmux(t)
-	tm := &tmux{t: t, e: e, sock: fmt.Sprintf("acpterm-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	t.Cleanup(func() {
-		_ = tm.cmd("kill-server").Run()
-		// tmux leaves its socket file behind; remove it so runs do not pile them up in /tmp.
-		dir := os.Getenv("TMUX_TMPDIR")
-		if dir == "" {
-			dir = "/tmp"
-		}
-		_ = os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), tm.sock))
-	})
-	if out, err := tm.cmd("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows),
-		"-c", e.home, "/bin/sh").CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v: %s", err, out)
-	}
-	// A fixed window size that follows resize-window, and the pane kept after its shell exits.
-	tm.must("set-option", "-g", "window-size", "manual")
-	tm.must("set-option", "-g", "remain-on-exit", "on")
+	srv := tmuxtest.Start(t, tmuxtest.Options{Cols: cols, Rows: rows, Dir: e.home, Env: e.vars(), Timeout: waitTimeout})
+	tm := &tmux{Server: srv, t: t, e: e}
 	// dash ignores PS1 from the environment for root; set it in the shell itself.
 	tm.shell("PS1='e2e$ '")
 	tm.waitFor("e2e$")
 	return tm
 }
 
-func (tm *tmux) cmd(args ...string) *exec.Cmd {
-	c := exec.Command("tmux", append([]string{"-u", "-L", tm.sock}, args...)...)
-	c.Env = tm.e.vars()
-	return c
-}
-
-func (tm *tmux) must(args ...string) string {
-	tm.t.Helper()
-	out, err := tm.cmd(args...).CombinedOutput()
-	if err != nil {
-		tm.t.Fatalf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 // capture returns the visible screen as plain text (trailing blank lines kept as tmux prints them).
-func (tm *tmux) capture() string {
-	out, err := tm.cmd("capture-pane", "-p", "-t", "main").Output()
-	if err != nil {
-		return "(capture failed: " + err.Error() + ")"
-	}
-	return string(out)
-}
+func (tm *tmux) capture() string { return tm.Capture() }
 
 // format evaluates a tmux format for the pane, e.g. "#{alternate_on}".
-func (tm *tmux) format(f string) string {
-	return strings.TrimSpace(tm.must("display-message", "-p", "-t", "main", f))
-}
+func (tm *tmux) format(f string) string { tm.t.Helper(); return tm.Format(f) }
 
 // waitUntil polls the screen until ok returns true, failing the test (with the screen) after
 // waitTimeout. It returns the screen that satisfied ok.
 func (tm *tmux) waitUntil(what string, ok func(screen string) bool) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		s := tm.capture()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("waited %s for %s; screen:\n%s", waitTimeout, what, s)
-		}
-		time.Sleep(pollInterval)
-	}
+	return tm.WaitUntil(what, ok)
 }
 
 // waitFor waits until the screen contains text.
-func (tm *tmux) waitFor(text string) string {
-	tm.t.Helper()
-	return tm.waitUntil(fmt.Sprintf("%q", text), func(s string) bool { return strings.Contains(s, text) })
-}
+func (tm *tmux) waitFor(text string) string { tm.t.Helper(); return tm.WaitFor(text) }
 
 // waitMatch waits until the screen matches re and returns the submatches.
-func (tm *tmux) waitMatch(re *regexp.Regexp) []string {
-	tm.t.Helper()
-	var m []string
-	tm.waitUntil(re.String(), func(s string) bool { m = re.FindStringSubmatch(s); return m != nil })
-	return m
-}
+func (tm *tmux) waitMatch(re *regexp.Regexp) []string { tm.t.Helper(); return tm.WaitMatch(re) }
 
 // waitGone waits until the screen no longer contains text.
-func (tm *tmux) waitGone(text string) string {
-	tm.t.Helper()
-	return tm.waitUntil(fmt.Sprintf("%q to disappear", text), func(s string) bool { return !strings.Contains(s, text) })
-}
+func (tm *tmux) waitGone(text string) string { tm.t.Helper(); return tm.WaitGone(text) }
 
 // keys sends tmux key names ("Enter", "C-q", "Escape", "y").
-func (tm *tmux) keys(keys ...string) {
-	tm.t.Helper()
-	tm.must(append([]string{"send-keys", "-t", "main"}, keys...)...)
-}
+func (tm *tmux) keys(keys ...string) { tm.t.Helper(); tm.Keys(keys...) }
 
 // modalReady is the approval modal's key hint, shown once the modal takes keys: a request
 // ignores keys for a moment after it appears, and while the user is still typing a prompt (ui
@@ -323,16 +251,10 @@ func (tm *tmux) keys(keys ...string) {
 const modalReady = "enter choose"
 
 // typeText sends text literally.
-func (tm *tmux) typeText(s string) {
-	tm.t.Helper()
-	tm.must("send-keys", "-t", "main", "-l", s)
-}
+func (tm *tmux) typeText(s string) { tm.t.Helper(); tm.Type(s) }
 
 // resize changes the window (and so the pane) size.
-func (tm *tmux) resize(cols, rows int) {
-	tm.t.Helper()
-	tm.must("resize-window", "-t", "main", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows))
-}
+func (tm *tmux) resize(cols, rows int) { tm.t.Helper(); tm.Resize(cols, rows) }
 
 // shell types a command line into the session's shell and presses Enter.
 func (tm *tmux) shell(line string) {
@@ -427,6 +349,6 @@ func (e *testEnv) waitNoLeftovers(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("processes left after acpterm ended: %+v", left)
 		}
-		time.Sleep(pollInterval)
+		time.Sleep(tmuxtest.PollInterval)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpterm/acpterm/internal/tmuxtest"
 )
 
 // The TUI tests run the real binary with --demo in a 160×48 tmux window and drive it with keys.
@@ -184,7 +186,7 @@ func TestTUISIGTERMWithPagerOpen(t *testing.T) {
 	}
 	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	// Killed with the pager; init reaps it once acpterm (its subreaper) is gone.
-	for deadline := time.Now().Add(waitTimeout); child > 0; time.Sleep(pollInterval) {
+	for deadline := time.Now().Add(waitTimeout); child > 0; time.Sleep(tmuxtest.PollInterval) {
 		st, err := os.ReadFile("/proc/" + strconv.Itoa(child) + "/stat")
 		if err != nil || strings.Contains(string(st), ") Z ") {
 			break
@@ -519,7 +521,7 @@ func TestTUINoSuspendWithoutJobControl(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("acpterm still running 30 s after ctrl+q: %+v\n%s", e.leftovers(t), tm.capture())
 		}
-		time.Sleep(pollInterval)
+		time.Sleep(tmuxtest.PollInterval)
 	}
 	e.waitNoLeftovers(t)
 }

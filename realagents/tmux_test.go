@@ -1,22 +1,22 @@
 package realagents
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpterm/acpterm/internal/tmuxtest"
 )
 
 // tuiSession is acpterm's TUI running in a private tmux server (socket in the
 // run dir) of a fixed size.
 type tuiSession struct {
-	t    *testing.T
-	r    *run
-	sock string
+	*tmuxtest.Server
+	t *testing.T
+	r *run
 }
 
 const tuiCols, tuiRows = 160, 48
@@ -25,43 +25,34 @@ const tuiCols, tuiRows = 160, 48
 // server. The server is killed at cleanup (before the leftover check of newRun).
 func (r *run) startTUI(t *testing.T, config string, prompts ...string) *tuiSession {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: the TUI tests need it (.ci/run installs it)")
-	}
-	s := &tuiSession{t: t, r: r, sock: filepath.Join(r.dir, "tmux.sock")}
+	tmuxtest.Skip(t)
+	s := &tuiSession{t: t, r: r}
 	args := append([]string{acpterm(t)}, r.acptermArgs(config)...)
 	for _, p := range prompts {
 		args = append(args, "--prompt", p)
 	}
 	args = append(args, "--")
 	args = append(args, agentArgv(r.agent)...)
+	// A shell runs acpterm and records its exit status in a file (tmux's
+	// pane_dead_status is not always filled in when the pane is found dead).
+	wrapper := []string{"/bin/sh", "-c", `"$@"; echo $? > "$0"`, s.statusFile()}
+	s.Server = tmuxtest.Start(t, tmuxtest.Options{
+		Cols: tuiCols, Rows: tuiRows, Dir: r.cwd, Socket: filepath.Join(r.dir, "tmux.sock"),
+		Env:  append(r.env(), "TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8"),
+		Argv: append(wrapper, args...),
+	})
+	// Registered after Start, so it runs before the server is killed.
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("last screen:\n%s", s.screen())
 		}
-		_ = s.tmux("kill-server").Run()
 	})
-	// A shell runs acpterm and records its exit status in a file (tmux's
-	// pane_dead_status is not always filled in when the pane is found dead).
-	wrapper := []string{"/bin/sh", "-c", `"$@"; echo $? > "$0"`, s.statusFile()}
-	cmd := s.tmux(append(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(tuiCols), "-y", fmt.Sprint(tuiRows),
-		"-c", r.cwd, "--"}, wrapper...), args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v: %s", err, out)
-	}
 	return s
 }
 
-func (s *tuiSession) tmux(args ...string) *exec.Cmd {
-	cmd := exec.Command("tmux", append([]string{"-S", s.sock}, args...)...)
-	cmd.Env = append(s.r.env(), "TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
-	cmd.Dir = s.r.cwd
-	return cmd
-}
-
-// screen is the visible pane as plain text.
+// screen is the visible pane as plain text, wrapped lines joined.
 func (s *tuiSession) screen() string {
-	out, _ := s.tmux("capture-pane", "-p", "-J").Output()
+	out, _ := s.Cmd("capture-pane", "-p", "-J", "-t", "main").Output()
 	return string(out)
 }
 
@@ -77,20 +68,10 @@ func (s *tuiSession) waitScreen(re string, timeout time.Duration) string {
 }
 
 // keys sends tmux key names (e.g. "a", "Enter", "C-q").
-func (s *tuiSession) keys(k ...string) {
-	s.t.Helper()
-	if out, err := s.tmux(append([]string{"send-keys", "-t", "0"}, k...)...).CombinedOutput(); err != nil {
-		s.t.Fatalf("tmux send-keys %q: %v: %s", k, err, out)
-	}
-}
+func (s *tuiSession) keys(k ...string) { s.t.Helper(); s.Keys(k...) }
 
 // typeText types literal text.
-func (s *tuiSession) typeText(text string) {
-	s.t.Helper()
-	if out, err := s.tmux("send-keys", "-t", "0", "-l", text).CombinedOutput(); err != nil {
-		s.t.Fatalf("tmux send-keys -l: %v: %s", err, out)
-	}
-}
+func (s *tuiSession) typeText(text string) { s.t.Helper(); s.Type(text) }
 
 func (s *tuiSession) statusFile() string { return filepath.Join(s.r.dir, "acpterm.status") }
 
