@@ -54,11 +54,6 @@ type Options struct {
 	// SDKLog receives the ACP SDK's own diagnostics as text (nil → Log's handler). Set
 	// slog.SetDefault / log.SetOutput to the log file in main as well: the SDK logs through slog.Default, which would otherwise write to stderr.
 	SDKLog io.Writer
-	// Headless means no person can answer questions: every "ask" is answered by Approve.
-	Headless bool
-	// Approve answers "ask" in headless mode: "allow" or "deny" ("" = "deny"); a headless run never
-	// waits for a person.
-	Approve string
 	// InitTimeout bounds initialize and session setup each (0 → DefaultInitTimeout).
 	InitTimeout time.Duration
 	// CancelTimeout is how long a cancelled turn may take to end before acpterm gives up on it
@@ -190,11 +185,6 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 		return nil, fmt.Errorf("acpclient: cwd %q is not an existing directory", cwd)
 	}
 	o.Cwd = cwd
-	switch o.Approve {
-	case "", "deny", "allow":
-	default:
-		return nil, fmt.Errorf("acpclient: approve %q: must be \"allow\" or \"deny\"", o.Approve)
-	}
 	if o.InitTimeout <= 0 {
 		o.InitTimeout = DefaultInitTimeout
 	}

@@ -180,14 +180,6 @@ func (c *Client) gate(ctx context.Context, kind string, d permissions.Decision, 
 		c.audit(kind, &d, by, "allow")
 		return nil
 	case permissions.Ask:
-		if c.o.Headless {
-			if c.o.Approve == "allow" {
-				c.audit(kind, &d, "policy", "allow")
-				return nil
-			}
-			c.audit(kind, &d, "policy", "deny")
-			return deniedErr(kind+" of "+path, d, "headless mode (--approve deny)")
-		}
 		title := kind + " " + path
 		req := c.ask(PermissionAsked{Kind: kind, Policy: &d, Diff: diff,
 			ToolCall: acp.ToolCallUpdate{Title: &title, Kind: acp.Ptr(fileKind(kind)), Locations: []acp.ToolCallLocation{{Path: path}}}})
@@ -307,11 +299,6 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 		switch {
 		case approved:
 			c.audit("exec", &d, approver, "allow")
-		case c.o.Headless && c.o.Approve == "allow":
-			c.audit("exec", &d, "policy", "allow")
-		case c.o.Headless:
-			c.audit("exec", &d, "policy", "deny")
-			return acp.CreateTerminalResponse{}, deniedErr("command "+strconvQuote(label), d, "headless mode (--approve deny)")
 		default:
 			req := c.ask(PermissionAsked{Kind: "command", Policy: &d,
 				ToolCall: acp.ToolCallUpdate{Title: &label, Kind: acp.Ptr(acp.ToolKindExecute), RawInput: map[string]any{"command": label}}})

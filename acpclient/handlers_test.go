@@ -455,26 +455,6 @@ func TestCodexPermissionBeforeToolCallWithStringID(t *testing.T) {
 	}
 }
 
-func TestHeadlessApprove(t *testing.T) {
-	for _, c := range []struct{ approve, want string }{{"deny", "permission selected reject"}, {"allow", "permission selected allow"}} {
-		t.Run(c.approve, func(t *testing.T) {
-			h := start(t, setup{opts: func(o *Options) { o.Headless, o.Approve = true, c.approve }})
-			h.turn("permask")
-			if got := h.lastAgentText(); got != c.want {
-				t.Errorf("agent saw %q", got)
-			}
-			h.turn("termnoperm touch h.txt")
-			_, err := os.Stat(filepath.Join(h.dir, "h.txt"))
-			if (c.approve == "allow") != (err == nil) {
-				t.Errorf("approve=%s: file exists err=%v; agent %q", c.approve, err, h.lastAgentText())
-			}
-			if n := countEvents[PermissionAsked](h.snapshot()); n != 0 {
-				t.Errorf("headless asked %d questions", n)
-			}
-		})
-	}
-}
-
 func TestFileReadAndErrors(t *testing.T) {
 	h := start(t, setup{})
 	p := filepath.Join(h.dir, "r.txt")

@@ -280,13 +280,6 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 			return r, err
 		}
 	}
-	if c.o.Headless {
-		if r, err, ok := policyAnswer(c.o.Approve == "allow", "headless"); ok {
-			return r, err
-		}
-		r, err, _ := policyAnswer(false, "headless")
-		return r, err
-	}
 	req := c.ask(PermissionAsked{Kind: "agent", ToolCall: p.ToolCall, Options: p.Options, Policy: d, Diff: c.proposedDiff(&ti)})
 	r, err := c.await(ctx, req)
 	if err != nil {
