@@ -101,6 +101,7 @@ func TestPaneScrolledViewStaysPut(t *testing.T) {
 		scr.Write([]byte(fmt.Sprintf("line %d\r\n", i)))
 	}
 	p := &pane{id: "t", label: "seq", screen: scr}
+	renderPaneRows(t, p, 22, 5, paneDrawOpts{}) // the first draw sizes the pane
 	p.scroll = 2
 	rows, _ := renderPaneRows(t, p, 22, 5, paneDrawOpts{})
 	if rows[1] != "│line 7              │" || !strings.Contains(p.title(time.Time{}, 0), "scrolled 2") {
