@@ -77,8 +77,8 @@ func CheckKey(s string) error {
 }
 
 // DefaultKeys are the built-in bindings of every [ui.keys] action (KeyActions; focus_next is an
-// alias of next_pane and has none of its own). The ui package's DefaultKeyMap binds exactly
-// these keys (a ui test keeps the two equal).
+// alias of next_pane and has none of its own). This is their one home: the ui package's
+// DefaultKeyMap is built from it.
 var DefaultKeys = map[string][]string{
 	"quit": {"ctrl+q"}, "interrupt": {"ctrl+c"}, "cancel": {"esc"},
 	"send": {"enter"}, "newline": {"alt+enter", "shift+enter", "ctrl+j"}, "complete": {"tab"},
@@ -90,15 +90,20 @@ var DefaultKeys = map[string][]string{
 	"pager":            {"ctrl+o"}, "conversation_pager": {"alt+o"}, "close_pane": {"ctrl+x"}, "kill_pane": {"alt+k"},
 	"toggle_thoughts": {"alt+t"}, "cycle_mode": {"alt+m"}, "cycle_model": {"alt+p"}, "grants": {"alt+g"},
 	"suspend": {"ctrl+z"},
-	"help":    {"?", "f1"}, "approve_once": {"a"}, "approve_always": {"A"}, "reject_once": {"r"},
+	"help":    {"?", "f1"}, "answer": {"tab"}, "approve_once": {"a"}, "approve_always": {"A"}, "reject_once": {"r"},
 	"reject_always": {"R"},
 }
+
+// sharedKeys are pairs of actions that may be bound to the same key because they never act at
+// the same moment: answer acts only while an approval request waits for the user to move to it,
+// and wins over complete then.
+var sharedKeys = map[[2]string]bool{{"answer", "complete"}: true, {"complete", "answer"}: true}
 
 // KeyClash finds a key bound to two actions once the overrides in keys (action → keys, as in
 // [ui.keys]) are applied over DefaultKeys: an action listed in keys loses its default keys, every
 // other action keeps them. It returns the overriding action whose key clashes, the key, and the
 // other action (in sorted action order, so the answer is stable); ok is false when every key
-// names one action. focus_next counts as next_pane.
+// names one action. focus_next counts as next_pane; the pairs in sharedKeys may share a key.
 func KeyClash(keys map[string][]string) (action, key, other string, ok bool) {
 	canon := func(a string) string {
 		if a == "focus_next" {
@@ -136,7 +141,7 @@ func KeyClash(keys map[string][]string) (action, key, other string, ok bool) {
 	owner := map[string]string{}
 	for _, a := range acts {
 		for _, k := range eff[a] {
-			if o, dup := owner[k]; dup && o != a {
+			if o, dup := owner[k]; dup && o != a && !sharedKeys[[2]string{o, a}] {
 				name := a
 				if n, ok := overridden[a]; ok {
 					name = n

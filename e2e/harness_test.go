@@ -245,10 +245,12 @@ func (tm *tmux) waitGone(text string) string { tm.t.Helper(); return tm.WaitGone
 // keys sends tmux key names ("Enter", "C-q", "Escape", "y").
 func (tm *tmux) keys(keys ...string) { tm.t.Helper(); tm.Keys(keys...) }
 
-// modalReady is the approval modal's key hint, shown once the modal takes keys: a request
-// ignores keys for a moment after it appears, and while the user is still typing a prompt (ui
-// modalArmsAt), so tests wait for it before answering.
+// modalReady is the approval dialog's key hint while it takes keys. A request that arrives
+// while the user is typing a prompt shows "tab answers" instead (modalWaiting) until tab.
 const modalReady = "enter choose"
+
+// modalWaiting is the hint of a request that waits for tab (the user was typing).
+const modalWaiting = "tab answers · typing stays in the prompt"
 
 // typeText sends text literally.
 func (tm *tmux) typeText(s string) { tm.t.Helper(); tm.Type(s) }

@@ -227,7 +227,7 @@ func TestTUIStreamThenQuitRestoresTerminal(t *testing.T) {
 
 func TestTUIApprovalByKeySendsThatOption(t *testing.T) {
 	for _, c := range []struct{ key, option string }{
-		{"a", "allow-once"}, {"A", "allow-always"}, {"r", "reject-once"}, {"R", "reject-always"},
+		{"a", "allow-once"}, {"A Enter", "allow-always"}, {"r", "reject-once"}, {"R Enter", "reject-always"},
 	} {
 		t.Run(c.option, func(t *testing.T) {
 			e := newEnv(t)
@@ -239,7 +239,7 @@ func TestTUIApprovalByKeySendsThatOption(t *testing.T) {
 					t.Fatalf("approval lacks %q:\n%s", want, screen)
 				}
 			}
-			tm.keys(c.key)
+			tm.keys(strings.Fields(c.key)...)
 			tm.waitFor("permission outcome: selected " + c.option)
 			tm.waitGone("Permission 1 of 1")
 			if got := recorded(t, e, "permission"); len(got) != 1 || got[0]["outcome"] != "selected "+c.option {
@@ -446,7 +446,9 @@ func TestTUIWriteAskShowsDiffThenDenyOrAllow(t *testing.T) {
 	tm.typeText("write")
 	tm.keys("Enter")
 	tm.waitFor("Write file?")
-	tm.waitFor(modalReady) // typed just before: the modal takes keys once typing pauses
+	tm.waitFor(modalWaiting) // typed just before: the request waits for tab
+	tm.keys("Tab")
+	tm.waitFor(modalReady)
 	tm.keys("a")
 	tm.waitGone("Write file?")
 	tm.waitFor("wrote " + e.project + "/demo.md (93 bytes, edit 1)")
@@ -576,6 +578,8 @@ func TestTUIWriteAllowForSession(t *testing.T) {
 	tm.waitFor("Write file?")
 	tm.waitFor(modalReady)
 	tm.keys("s")
+	tm.waitFor("enter confirms “Allow for this session”")
+	tm.keys("Enter")
 	tm.waitFor("wrote " + e.project + "/demo.md (93 bytes, edit 1)")
 	tm.typeText("write")
 	tm.keys("Enter")

@@ -53,9 +53,11 @@ func (s *tuiSession) drive(done, key string, timeout time.Duration) (screens []s
 		switch {
 		case id == "":
 			answeredID = "" // the modal is gone: the next one is a new request
+		case id != answeredID && strings.Contains(scr, "tab answers"):
+			// A request that arrived while a prompt was being typed waits for tab.
+			s.keys("Tab")
 		case id != answeredID && strings.Contains(scr, "enter choose"):
-			// The modal takes keys once its hint shows (it ignores keys for a moment after it
-			// appears, and while a prompt is being typed).
+			// The modal takes keys (its hint shows how to answer).
 			s.keys(key)
 			answered++
 			answeredID = id

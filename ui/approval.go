@@ -3,9 +3,11 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	acp "github.com/coder/acp-go-sdk"
 
@@ -133,10 +135,22 @@ func escAnswer(cs []approvalChoice) acpclient.Answer {
 	return dismissChoice.answer
 }
 
-// approvals is the modal over the panes for pending permission requests (State.Pending, oldest
-// first). It holds only the highlight per request; the queue itself is State.Pending minus what
-// was answered and not yet resolved.
+// approvals is the overlay for pending permission requests (State.Pending, oldest first). The
+// queue itself is State.Pending minus what was answered and not yet resolved; the overlay holds
+// the highlight and scroll position per request and whether the user is answering.
+//
+// Keys: a request that arrives while the user is typing a prompt (the editor holds text, or a
+// key reached it within typingRecent) does not take keys: it shows "tab answers" and every key
+// but that one goes on to the editor. Otherwise, or once the user moves to it, it takes its
+// keys; a printable key that is no choice goes to the editor and hands the keys back to it, so
+// typed text always lands in the prompt. A choice that lasts (allow always, reject always,
+// allow for this session, save as rule) is never picked by one key: its key selects it, and
+// enter confirms. No key is ever dropped: keys that are not the overlay's go on to the root.
 type approvals struct {
+	focus  bool           // the user is answering: the overlay takes keys
+	typed  string         // printable keys that only selected a lasting choice since the user last navigated
+	front  string         // id of the request in front at the last sync
+	done   int            // requests answered since the queue was last empty ("2 of 3")
 	sel    map[string]int // highlighted choice index per request id
 	scroll map[string]int // first body line shown per request id (the body scrolls; never cut)
 	room   int            // body lines that fit at the last render (the PgUp/PgDn step)
@@ -150,48 +164,129 @@ type approvals struct {
 	}
 }
 
+// typingRecent is how recently a key must have reached the prompt editor for a new request to
+// count as arriving while the user types (it then waits for the answer key). It only chooses
+// how the overlay opens; no key is ever held back or dropped by time.
+const typingRecent = 2 * time.Second
+
 func newApprovals() *approvals {
 	return &approvals{sel: map[string]int{}, scroll: map[string]int{}, room: 1}
 }
 
-// diffLines renders the diffs of request p (its tool call's diff content, then the file write's
-// diff) at width cells, cached for the front request.
-func (a *approvals) diffLines(st *Styles, p acpclient.PermissionAsked, width int) []string {
-	if a.diffs.id == p.ID && a.diffs.width == width && a.diffs.st == st && a.diffs.id != "" {
-		return a.diffs.lines
+func (a *approvals) overlayID() string { return "approval" }
+
+// typing reports whether the user is typing a prompt: the editor holds text, or a key reached
+// it less than typingRecent ago.
+func (m *Model) typing() bool {
+	if !m.ed.empty() {
+		return true
 	}
-	var lines []string
-	for _, c := range p.ToolCall.Content {
-		if c.Diff != nil {
-			lines = append(lines, splitNL(renderDiff(st, c.Diff.Path, c.Diff.OldText, c.Diff.NewText, width, diffMaxLines))...)
-		}
-	}
-	if p.Diff != nil {
-		var old *string
-		if p.Diff.Existed {
-			o := p.Diff.OldText
-			old = &o
-		}
-		lines = append(lines, splitNL(renderDiff(st, p.Diff.Path, old, p.Diff.NewText, width, diffMaxLines))...)
-	}
-	a.diffs.id, a.diffs.width, a.diffs.st, a.diffs.lines = p.ID, width, st, lines
-	return lines
+	return !m.lastEditorKey.IsZero() && m.now().Sub(m.lastEditorKey) < typingRecent
 }
 
-// handleKey answers or navigates the front request p. It returns the answer to send (nil when
-// the key only moved the highlight or was not an answer) and whether the key was one of the
-// modal's (false: the caller decides, e.g. typing goes to the editor).
-func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km *KeyMap, grantErr error) (*acpclient.Answer, bool) {
-	cs := choicesFor(p, km, grantErr)
-	sel, ok := a.sel[p.ID]
+// syncApprovals keeps the approval overlay on the stack while a request waits (opened at the
+// bottom, under views the user opened, taking keys unless the user is typing or in a pane) and
+// closes it when none does; the "N of M" count restarts then.
+func (m *Model) syncApprovals() {
+	p, ok := m.frontApproval()
+	o := m.findOverlay("approval")
 	if !ok {
-		sel = defaultChoice(cs)
+		if o != nil {
+			m.removeOverlay("approval")
+		}
+		return
 	}
-	pick := func(i int) (*acpclient.Answer, bool) {
+	if o == nil {
+		m.appr.focus = !m.typing() && !m.focused
+		m.appr.done = 0
+		m.pushOverlayBottom(m.appr)
+	}
+	if m.appr.front != p.ID {
+		m.appr.front, m.appr.typed = p.ID, ""
+		m.markDirty()
+	}
+}
+
+// typingKey reports whether k edits the prompt: printable text (no ctrl or alt), or backspace.
+func typingKey(k tea.KeyPressMsg) bool {
+	if k.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModMeta|tea.ModSuper|tea.ModHyper) != 0 {
+		return false
+	}
+	return k.Text != "" || k.Code == tea.KeyBackspace
+}
+
+func (a *approvals) handleKey(m *Model, k tea.KeyPressMsg) action {
+	p, ok := m.frontApproval()
+	if !ok {
+		return passAction
+	}
+	if !a.focus {
+		if key.Matches(k, m.keys.Answer) {
+			a.focus, a.typed = true, ""
+			return keptAction
+		}
+		return passAction
+	}
+	if key.Matches(k, m.keys.Pager) {
+		// The whole request, unwrapped and unscrolled, in $PAGER.
+		return doAction(false, func(m *Model) tea.Cmd { return m.pageText("request", requestText(p)) })
+	}
+	ans, known := a.choose(p, k, &m.keys, m.grantErr(p))
+	if ans != nil {
+		id, answer := p.ID, *ans
+		return doAction(false, func(m *Model) tea.Cmd { return m.answer(id, answer) })
+	}
+	if known {
+		return keptAction
+	}
+	if typingKey(k) {
+		// The user is typing, not answering (they may not have noticed the request): the key
+		// goes to the editor, and the request waits for the answer key again. Letters that
+		// only selected a lasting choice just before ("S" of "Sure") were typing too: they go
+		// to the editor first, and the highlight returns to the default.
+		a.focus = false
+		if pre := a.typed; pre != "" {
+			a.typed = ""
+			delete(a.sel, p.ID)
+			return doAction(false, func(m *Model) tea.Cmd {
+				m.ed.insert(pre)
+				return m.handleKey(k)
+			})
+		}
+	}
+	return passAction
+}
+
+// selected is the highlighted choice of p among cs.
+func (a *approvals) selected(p acpclient.PermissionAsked, cs []approvalChoice) int {
+	if sel, ok := a.sel[p.ID]; ok && sel < len(cs) {
+		return sel
+	}
+	return defaultChoice(cs)
+}
+
+// choose answers or navigates the front request p. It returns the answer to send (nil when the
+// key only moved the highlight or was not an answer) and whether the key was one of the
+// overlay's (false: it goes on to the root model).
+func (a *approvals) choose(p acpclient.PermissionAsked, k tea.KeyPressMsg, km *KeyMap, grantErr error) (*acpclient.Answer, bool) {
+	cs := choicesFor(p, km, grantErr)
+	sel := a.selected(p, cs)
+	answer := func(i int) (*acpclient.Answer, bool) {
 		ans := cs[i].answer
 		delete(a.sel, p.ID)
 		delete(a.scroll, p.ID)
+		a.typed = ""
 		return &ans, true
+	}
+	// pick is a choice's own key: it answers at once, except a lasting choice, which it only
+	// selects (enter confirms).
+	pick := func(i int) (*acpclient.Answer, bool) {
+		if cs[i].always() {
+			a.sel[p.ID] = i
+			a.typed += k.Text
+			return nil, true
+		}
+		return answer(i)
 	}
 	own := ownPrompt(p)
 	if own {
@@ -226,8 +321,9 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 		ans := escAnswer(cs)
 		delete(a.sel, p.ID)
 		delete(a.scroll, p.ID)
+		a.typed = ""
 		return &ans, true
-	case "pgdown", "space", "ctrl+d":
+	case "pgdown", "ctrl+d":
 		// render clamps the offset to the body's end.
 		a.scroll[p.ID] += max(a.room-1, 1)
 		return nil, true
@@ -241,12 +337,14 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 		a.scroll[p.ID] = 1 << 30
 		return nil, true
 	case "enter":
-		return pick(sel)
-	case "up", "shift+tab", "k":
+		return answer(sel)
+	case "up", "shift+tab":
 		a.sel[p.ID] = (sel - 1 + len(cs)) % len(cs)
+		a.typed = "" // navigating: the user is answering
 		return nil, true
-	case "down", "tab", "j":
+	case "down", "tab":
 		a.sel[p.ID] = (sel + 1) % len(cs)
+		a.typed = ""
 		return nil, true
 	}
 	if len(s) == 1 && s[0] >= '1' && s[0] <= '9' {
@@ -254,20 +352,28 @@ func (a *approvals) handleKey(p acpclient.PermissionAsked, k tea.KeyPressMsg, km
 			return pick(i)
 		}
 	}
-	return nil, false // not one of the modal's keys
+	return nil, false // not one of the overlay's keys
 }
 
-// render draws the front request as the modal's text (width cells wide, at most maxH lines).
-// A non-empty wait replaces the key hint while the modal does not take keys yet
-// (Model.modalArmsAt); the hint "enter choose …" shows only once it does.
+// draw renders the front request, or nothing while a pane has the keyboard (the pane's title
+// row says a request waits instead).
+func (a *approvals) draw(m *Model, area uv.Rectangle) string {
+	p, ok := m.frontApproval()
+	if !ok || m.focused {
+		return ""
+	}
+	n, total := a.done+1, a.done+m.pendingApprovals()
+	return a.render(m.st, &m.keys, p, n, total, m.grantErr(p), min(max(area.Dx()-4, 20), 100), area.Dy())
+}
+
+// render draws the front request as the overlay's text (width cells wide, at most maxH lines).
+// The hint under the choices says how to answer: "tab answers" while the request does not take
+// keys, "enter confirms …" while a lasting choice is selected, "enter choose …" otherwise.
 // grantErr (Model.grantErr) is why the own prompt offers no "always" choice, shown under the
 // policy lines; nil when it does.
-func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, n, total int, wait string, grantErr error, width, maxH int) string {
+func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, n, total int, grantErr error, width, maxH int) string {
 	cs := choicesFor(p, km, grantErr)
-	sel, ok := a.sel[p.ID]
-	if !ok {
-		sel = defaultChoice(cs)
-	}
+	sel := a.selected(p, cs)
 	inner := max(width-4, 10)
 	var head []string
 	what := "Agent asks"
@@ -285,7 +391,7 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	if title != "" {
 		// The title (often the command itself) is wrapped, never cut: one line stays in the
 		// header; a longer title opens the scrollable body instead.
-		tl := wrapCells(title, inner)
+		tl := wrapWords(title, inner)
 		for _, l := range tl {
 			if len(tl) == 1 {
 				head = append(head, st.Bold.Render(l))
@@ -297,7 +403,7 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	if d := p.Policy; d != nil {
 		body = append(body, policyLines(st, d, inner)...)
 		if grantErr != nil && ownPrompt(p) {
-			body = append(body, wrapLabeled(st.Dim.Render("no \"always\": "), st.Dim.Render(revealLine(grantErr.Error())), inner)...)
+			body = append(body, wrapLabeledProse(st.Dim.Render("no \"always\": "), st.Dim.Render(revealLine(grantErr.Error())), inner)...)
 		}
 	}
 	body = append(body, a.diffLines(st, p, inner)...)
@@ -320,7 +426,26 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	}
 	// Fit: header, options and hint always show; the body scrolls (PgUp/PgDn) inside what is
 	// left, with a marker on each side that has hidden lines, so nothing is ever cut silently.
-	room := maxH - 2 - len(head) - len(opts) - 3
+	hintFor := func(hidden bool) []string {
+		text := "enter choose · ↑/↓ move · " + escLabel(cs)
+		if cs[sel].always() {
+			text = "enter confirms “" + cs[sel].label + "” · ↑/↓ move · " + escLabel(cs)
+		}
+		if hidden {
+			text = "pgup/pgdn scroll · " + km.Pager.Help().Key + " all · " + text
+		}
+		style := st.Dim
+		if !a.focus {
+			text = km.Answer.Help().Key + " answers · typing stays in the prompt"
+			style = st.Warn
+		}
+		var out []string
+		for _, l := range wrapWords(text, inner) {
+			out = append(out, style.Render(l))
+		}
+		return out
+	}
+	room := maxH - 2 - len(head) - len(opts) - 2 - len(hintFor(true))
 	off := a.scroll[p.ID]
 	var hidden bool
 	if room < len(body) {
@@ -362,22 +487,39 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	} else {
 		a.scroll[p.ID] = 0
 	}
-	hintText := "enter choose · ↑/↓ move · " + escLabel(cs)
-	if hidden {
-		hintText = "pgup/pgdn scroll · " + km.Pager.Help().Key + " all · " + hintText
-	}
-	if wait != "" {
-		hintText = wait
-	}
-	hint := st.Dim.Render(truncate(hintText, inner))
+	hint := hintFor(hidden)
 	lines := append(head, "")
 	if len(body) > 0 {
 		lines = append(lines, body...)
 		lines = append(lines, "")
 	}
 	lines = append(lines, opts...)
-	lines = append(lines, hint)
+	lines = append(lines, hint...)
 	return st.Modal.Width(width).Render(strings.Join(lines, "\n"))
+}
+
+// diffLines renders the diffs of request p (its tool call's diff content, then the file write's
+// diff) at width cells, cached for the front request.
+func (a *approvals) diffLines(st *Styles, p acpclient.PermissionAsked, width int) []string {
+	if a.diffs.id == p.ID && a.diffs.width == width && a.diffs.st == st && a.diffs.id != "" {
+		return a.diffs.lines
+	}
+	var lines []string
+	for _, c := range p.ToolCall.Content {
+		if c.Diff != nil {
+			lines = append(lines, splitNL(renderDiff(st, c.Diff.Path, c.Diff.OldText, c.Diff.NewText, width, diffMaxLines))...)
+		}
+	}
+	if p.Diff != nil {
+		var old *string
+		if p.Diff.Existed {
+			o := p.Diff.OldText
+			old = &o
+		}
+		lines = append(lines, splitNL(renderDiff(st, p.Diff.Path, old, p.Diff.NewText, width, diffMaxLines))...)
+	}
+	a.diffs.id, a.diffs.width, a.diffs.st, a.diffs.lines = p.ID, width, st, lines
+	return lines
 }
 
 // policyLines shows acpterm's own decision: what will run (resolved program, argv, cwd, added
@@ -389,6 +531,12 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 			return
 		}
 		out = append(out, wrapLabeled(st.Dim.Render(label)+" ", revealLine(v), w)...)
+	}
+	prose := func(label, v string) {
+		if v == "" {
+			return
+		}
+		out = append(out, wrapLabeledProse(st.Dim.Render(label)+" ", revealLine(v), w)...)
 	}
 	if d.Path != "" {
 		add("path:", d.Path)
@@ -404,9 +552,9 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 	if d.Rule != "" {
 		reason += " (" + d.Rule + ")"
 	}
-	add("asks:", reason)
+	prose("asks:", reason)
 	for _, c := range d.Constructs {
-		add("  ⚠", c)
+		prose("  ⚠", c)
 	}
 	for _, l := range riskyFirst(d.Leaves) {
 		prog := l.Program
@@ -424,7 +572,7 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 			why += ": " + l.Reason
 		}
 		if why != "" {
-			out = append(out, wrapLabeled("      ", st.Dim.Render(revealLine(why)), w)...)
+			out = append(out, wrapLabeledProse("      ", st.Dim.Render(revealLine(why)), w)...)
 		}
 	}
 	return out
@@ -534,17 +682,38 @@ func wrapCells(s string, w int) []string {
 	return splitNL(ansi.Hardwrap(s, w, true))
 }
 
-// wrapLabeled wraps prefix+v into lines of at most w cells; continuation lines are indented by
-// the prefix's width so the value reads as one block. Nothing is cut.
+// wrapWords wraps s (may hold SGR styling) into lines of at most w cells at word boundaries
+// (spaces and hyphens); a word longer than a line is broken. The spaces a line ends at are
+// dropped, so it is for prose (titles, reasons, hints), not for command lines.
+func wrapWords(s string, w int) []string {
+	w = max(w, 1)
+	if ansi.StringWidth(s) <= w {
+		return []string{s}
+	}
+	return splitNL(ansi.Wrap(s, w, ""))
+}
+
+// wrapLabeled wraps prefix+v into lines of at most w cells, cell by cell, so that every
+// character of v stays on screen (command lines, paths); continuation lines are indented by the
+// prefix's width so the value reads as one block. Nothing is cut.
 func wrapLabeled(prefix, v string, w int) []string {
+	return wrapLabeledWith(wrapCells, prefix, v, w)
+}
+
+// wrapLabeledProse is wrapLabeled at word boundaries (wrapWords), for prose values.
+func wrapLabeledProse(prefix, v string, w int) []string {
+	return wrapLabeledWith(wrapWords, prefix, v, w)
+}
+
+func wrapLabeledWith(wrap func(string, int) []string, prefix, v string, w int) []string {
 	pw := ansi.StringWidth(prefix)
 	if pw+ansi.StringWidth(v) <= w {
 		return []string{prefix + v}
 	}
 	if pw > w/2 {
-		return wrapCells(prefix+v, w)
+		return wrap(prefix+v, w)
 	}
-	parts := wrapCells(v, w-pw)
+	parts := wrap(v, w-pw)
 	out := make([]string, len(parts))
 	pad := strings.Repeat(" ", pw)
 	for i, p := range parts {

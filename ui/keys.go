@@ -7,11 +7,14 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/acpterm/acpterm/config"
 )
 
 // KeyMap is every host key binding. Action names (the `[ui] keys` config keys) are the
 // lower_snake_case names listed in keyActions; each binding can be rebound there, e.g.
-// `keys = { leave_pane = ["ctrl+]"], zoom = ["ctrl+f"] }`.
+// `keys = { leave_pane = ["ctrl+]"], zoom = ["ctrl+f"] }`. The default keys have one home,
+// config.DefaultKeys; this package adds what the help shows for each.
 type KeyMap struct {
 	Quit, Interrupt, Cancel          key.Binding
 	Send, Newline, Complete          key.Binding
@@ -24,47 +27,67 @@ type KeyMap struct {
 	CycleMode, CycleModel, Grants    key.Binding
 	Help, Suspend                    key.Binding
 
-	// Approval modal answers by the agent's option kind (own prompts also accept a/s/S/d).
+	// Answer moves the keyboard to an approval request that arrived while the user was typing
+	// (it then waits, "tab answers"); it shares its key with Complete, which it wins over only
+	// while such a request waits.
+	Answer key.Binding
+
+	// Approval answers by the agent's option kind (own prompts also accept a/s/S/d).
 	ApproveOnce, ApproveAlways, RejectOnce, RejectAlways key.Binding
 }
 
-// DefaultKeyMap returns the built-in bindings.
+// keyDocs is what the help shows for each action: the key as written there ("" = the first
+// default key) and what the action does.
+var keyDocs = map[string]struct{ key, desc string }{
+	"quit":               {"", "quit"},
+	"interrupt":          {"", "cancel turn, clear draft or quit"},
+	"cancel":             {"", "cancel turn"},
+	"send":               {"", "send prompt"},
+	"newline":            {"", "new line"},
+	"complete":           {"", "complete /command or @file"},
+	"history_prev":       {"↑", "previous prompt"},
+	"history_next":       {"↓", "next prompt"},
+	"next_pane":          {"", "select next pane"},
+	"focus_pane":         {"", "type into selected pane"},
+	"leave_pane":         {"", "leave pane"},
+	"zoom":               {"", "zoom pane"},
+	"scroll_up":          {"", "scroll conversation up"},
+	"scroll_down":        {"pgdn", "scroll conversation down"},
+	"pane_scroll_up":     {"", "scroll pane back"},
+	"pane_scroll_down":   {"shift+pgdn", "scroll pane forward"},
+	"pager":              {"", "open transcript in $PAGER"},
+	"conversation_pager": {"", "open the conversation in $PAGER"},
+	"close_pane":         {"", "close finished pane"},
+	"kill_pane":          {"", "kill selected pane's command"},
+	"toggle_thoughts":    {"", "show/hide thoughts"},
+	"cycle_mode":         {"", "switch mode"},
+	"cycle_model":        {"", "switch model"},
+	"grants":             {"", "grants (revoke)"},
+	"help":               {"", "help"},
+	"suspend":            {"", "suspend acpterm (fg resumes)"},
+	"answer":             {"", "answer a waiting approval"},
+	"approve_once":       {"", "approve once"},
+	"approve_always":     {"", "select approve always (enter confirms)"},
+	"reject_once":        {"", "reject once"},
+	"reject_always":      {"", "select reject always (enter confirms)"},
+}
+
+// DefaultKeyMap returns the built-in bindings (config.DefaultKeys).
 func DefaultKeyMap() KeyMap {
-	b := func(keys []string, help, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	var km KeyMap
+	for name, b := range km.keyActions() {
+		if name == "focus_next" {
+			continue // alias of next_pane
+		}
+		keys := config.DefaultKeys[name]
+		doc := keyDocs[name]
+		label := doc.key
+		if label == "" && len(keys) > 0 {
+			label = keys[0]
+		}
+		*b = key.NewBinding(key.WithKeys(keys...), key.WithHelp(label, doc.desc))
 	}
-	return KeyMap{
-		Quit:           b([]string{"ctrl+q"}, "ctrl+q", "quit"),
-		Interrupt:      b([]string{"ctrl+c"}, "ctrl+c", "cancel turn, clear draft or quit"),
-		Cancel:         b([]string{"esc"}, "esc", "cancel turn"),
-		Send:           b([]string{"enter"}, "enter", "send prompt"),
-		Newline:        b([]string{"alt+enter", "shift+enter", "ctrl+j"}, "alt+enter", "new line"),
-		Complete:       b([]string{"tab"}, "tab", "complete /command or @file"),
-		HistoryPrev:    b([]string{"up", "ctrl+p"}, "↑", "previous prompt"),
-		HistoryNext:    b([]string{"down", "ctrl+n"}, "↓", "next prompt"),
-		NextPane:       b([]string{"ctrl+t"}, "ctrl+t", "select next pane"),
-		FocusPane:      b([]string{"ctrl+g"}, "ctrl+g", "type into selected pane"),
-		LeavePane:      b([]string{"ctrl+]"}, "ctrl+]", "leave pane"),
-		Zoom:           b([]string{"ctrl+f"}, "ctrl+f", "zoom pane"),
-		ScrollUp:       b([]string{"pgup"}, "pgup", "scroll conversation up"),
-		ScrollDown:     b([]string{"pgdown"}, "pgdn", "scroll conversation down"),
-		PaneScrollUp:   b([]string{"shift+pgup", "alt+pgup", "alt+up"}, "shift+pgup", "scroll pane back"),
-		PaneScrollDown: b([]string{"shift+pgdown", "alt+pgdown", "alt+down"}, "shift+pgdn", "scroll pane forward"),
-		Pager:          b([]string{"ctrl+o"}, "ctrl+o", "open transcript in $PAGER"),
-		ConvPager:      b([]string{"alt+o"}, "alt+o", "open the conversation in $PAGER"),
-		ClosePane:      b([]string{"ctrl+x"}, "ctrl+x", "close finished pane"),
-		KillPane:       b([]string{"alt+k"}, "alt+k", "kill selected pane's command"),
-		ToggleThoughts: b([]string{"alt+t"}, "alt+t", "show/hide thoughts"),
-		CycleMode:      b([]string{"alt+m"}, "alt+m", "switch mode"),
-		CycleModel:     b([]string{"alt+p"}, "alt+p", "switch model"),
-		Grants:         b([]string{"alt+g"}, "alt+g", "grants (revoke)"),
-		Help:           b([]string{"?", "f1"}, "?", "help"),
-		Suspend:        b([]string{"ctrl+z"}, "ctrl+z", "suspend acpterm (fg resumes)"),
-		ApproveOnce:    b([]string{"a"}, "a", "approve once"),
-		ApproveAlways:  b([]string{"A"}, "A", "approve always"),
-		RejectOnce:     b([]string{"r"}, "r", "reject once"),
-		RejectAlways:   b([]string{"R"}, "R", "reject always"),
-	}
+	return km
 }
 
 // keyActions maps config action names (config.KeyActions) to bindings of km; "focus_next" is
@@ -79,7 +102,7 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 		"pane_scroll_up": &km.PaneScrollUp, "pane_scroll_down": &km.PaneScrollDown,
 		"pager": &km.Pager, "conversation_pager": &km.ConvPager, "close_pane": &km.ClosePane, "kill_pane": &km.KillPane, "toggle_thoughts": &km.ToggleThoughts,
 		"cycle_mode": &km.CycleMode, "cycle_model": &km.CycleModel, "grants": &km.Grants,
-		"help": &km.Help, "focus_next": &km.NextPane, "suspend": &km.Suspend,
+		"help": &km.Help, "focus_next": &km.NextPane, "suspend": &km.Suspend, "answer": &km.Answer,
 		"approve_once": &km.ApproveOnce, "approve_always": &km.ApproveAlways,
 		"reject_once": &km.RejectOnce, "reject_always": &km.RejectAlways,
 	}
@@ -87,7 +110,8 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 
 // applyKeys overrides bindings from the `[ui] keys` table. An unknown action name, an empty key
 // list, or a key that ends up bound to two actions (an override clashing with another action's
-// default counts) is an error naming them (config.Load catches these first, with positions).
+// default counts; config.KeyClash decides) is an error naming them (config.Load catches these
+// first, with positions).
 func (km *KeyMap) applyKeys(keys map[string][]string) error {
 	acts := km.keyActions()
 	names := make([]string, 0, len(keys))
@@ -113,19 +137,11 @@ func (km *KeyMap) applyKeys(keys map[string][]string) error {
 		b.SetKeys(ks...)
 		b.SetHelp(ks[0], desc)
 	}
-	// A key may name one action only: with two, the first matched would win silently (config
-	// .Load reports the same clash with its file position; this guards other callers).
-	owner := map[string]string{}
-	for _, name := range knownActions(acts) {
-		if name == "focus_next" {
-			continue // alias of next_pane
-		}
-		for _, k := range acts[name].Keys() {
-			if o, dup := owner[k]; dup {
-				return fmt.Errorf("[ui] keys: %q is bound to both %s and %s", k, o, name)
-			}
-			owner[k] = name
-		}
+	// A key may name one action only: with two, the first matched would win silently.
+	if a, k, other, clash := config.KeyClash(keys); clash {
+		pair := []string{a, other}
+		sort.Strings(pair)
+		return fmt.Errorf("[ui] keys: %q is bound to both %s and %s", k, pair[0], pair[1])
 	}
 	return nil
 }
@@ -156,7 +172,7 @@ func (km KeyMap) fullHelp() [][]key.Binding {
 		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit, km.Suspend},
 		{km.NextPane, km.FocusPane, km.LeavePane, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
 		{km.ScrollUp, km.ScrollDown, km.ConvPager, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Grants, km.Help},
-		append([]key.Binding{km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways}, modalHelp...),
+		append([]key.Binding{km.Answer, km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways}, modalHelp...),
 	}
 }
 
@@ -165,8 +181,8 @@ func (km KeyMap) fullHelp() [][]key.Binding {
 var modalHelp = func() []key.Binding {
 	b := func(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
 	return []key.Binding{
-		b("s", "policy prompt: allow for session"),
-		b("S", "policy prompt: save as rule"),
+		b("s", "policy prompt: select allow for session"),
+		b("S", "policy prompt: select save as rule"),
 		b("d", "policy prompt: deny (also esc)"),
 		b("pgdn", "approval: scroll details"),
 	}

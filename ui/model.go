@@ -113,18 +113,12 @@ type Model struct {
 	answered            map[string]bool // permission requests answered, not yet resolved
 	turnFailed          string          // the first failed prompt turn's error (Run: ErrTurnFailed)
 	lastInterruptCancel time.Time       // when ctrl+c last cancelled a turn (interruptQuitGuard)
-	lastEditorKey       time.Time       // last key handled by the editor, Enter included (syncBackground)
+	lastEditorKey       time.Time       // last key handled by the editor, Enter included (syncBackground, typing)
 	typingTickArmed     bool            // a typingIdleMsg is on its way
-	modalFront          string          // id of the approval request in front (noteFront)
-	modalSince          time.Time       // when modalFront came to the front
-	apprDone            int             // requests the user answered since the queue was last empty ("2 of 3")
 
-	showHelp       bool
-	helpScroll     int  // first line of the help list shown when it is taller than the window
-	helpScrollable bool // the help list is taller than the window (scroll keys scroll it)
-	showGrants     bool
-	grantList      []permissions.Grant
-	grantSel       int
+	// overlays is the stack of modal parts drawn over the main area (overlay.go); the top one
+	// gets keys first. appr is the approval overlay, on the stack while a request waits.
+	overlays []overlay
 
 	agentGone string // non-empty once the agent process exited on its own: the status text
 	closed    bool   // the event channel closed
@@ -299,9 +293,7 @@ func (m *Model) Init() tea.Cmd {
 // new one was built (present).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	if arm := m.noteFront(); arm != nil {
-		cmd = tea.Batch(cmd, arm)
-	}
+	m.syncApprovals()
 	if bg := m.syncBackground(); bg != nil {
 		cmd = tea.Batch(cmd, bg)
 	}
@@ -372,9 +364,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.markDirty()
 		}
 		return nil
-	case modalArmMsg:
-		m.markDirty() // the modal's hint changes when it starts taking keys
-		return nil
 	case typingIdleMsg:
 		m.typingTickArmed = false // syncBackground re-arms it while the user still types
 		return nil
@@ -429,8 +418,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			m.addBanner("error", "revoke "+msg.id+": "+msg.err.Error())
 		}
-		m.grantList = msg.list
-		m.grantSel = min(m.grantSel, max(len(m.grantList)-1, 0))
+		if g, ok := m.findOverlay("grants").(*grantsView); ok {
+			g.setList(msg.list)
+		}
 		m.markDirty()
 		return nil
 	case killDoneMsg:

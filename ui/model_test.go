@@ -182,15 +182,18 @@ func (h *harness) run(cmd tea.Cmd) {
 
 func (h *harness) ev(e acpclient.Event) { h.send(acpEventMsg{e}) }
 
-// key sends one key. A person answers an approval request only after reading it: when one is in
-// front and does not take keys yet (Model.modalArmsAt), the harness clock first moves to the
-// moment it does. Tests of that wait replace h.m.now with their own clock.
+// key sends one key.
 func (h *harness) key(s string) {
 	h.t.Helper()
-	if _, ok := h.m.frontApproval(); ok && h.clock.Before(h.m.modalArmsAt()) {
-		h.clock = h.m.modalArmsAt()
-	}
 	h.send(keyMsg(s))
+}
+
+// keys sends keys in order.
+func (h *harness) keys(ks ...string) {
+	h.t.Helper()
+	for _, k := range ks {
+		h.send(keyMsg(k))
+	}
 }
 
 func (h *harness) typeText(s string) {
@@ -226,12 +229,8 @@ func keyMsg(s string) tea.KeyPressMsg {
 	return k
 }
 
-// screenText renders a frame and returns it as plain rows (with an approval request in front, as
-// a person reads it: once it takes keys, see key).
+// screenText renders a frame and returns it as plain rows.
 func (h *harness) screenText() string {
-	if _, ok := h.m.frontApproval(); ok && h.clock.Before(h.m.modalArmsAt()) {
-		h.clock = h.m.modalArmsAt()
-	}
 	h.m.needFrame = true
 	h.m.redraw()
 	return ansi.Strip(h.m.frame)
@@ -258,27 +257,35 @@ func wantCalls(t *testing.T, got []string, want ...string) {
 }
 
 func TestApprovalKeysSendExactAnswers(t *testing.T) {
-	cases := []struct{ key, want string }{
-		{"a", `answer p1 option="allow-once" choice=""`},
-		{"A", `answer p1 option="allow-always" choice=""`},
-		{"r", `answer p1 option="reject-once" choice=""`},
-		{"R", `answer p1 option="reject-always" choice=""`},
-		{"2", `answer p1 option="allow-always" choice=""`},
-		{"4", `answer p1 option="reject-always" choice=""`},
-		{"enter", `answer p1 option="allow-once" choice=""`},
-		{"esc", `answer p1 option="reject-once" choice=""`},
+	cases := []struct {
+		keys []string
+		want string
+	}{
+		{[]string{"a"}, `answer p1 option="allow-once" choice=""`},
+		{[]string{"A", "enter"}, `answer p1 option="allow-always" choice=""`},
+		{[]string{"r"}, `answer p1 option="reject-once" choice=""`},
+		{[]string{"R", "enter"}, `answer p1 option="reject-always" choice=""`},
+		{[]string{"2", "enter"}, `answer p1 option="allow-always" choice=""`},
+		{[]string{"4", "enter"}, `answer p1 option="reject-always" choice=""`},
+		{[]string{"3"}, `answer p1 option="reject-once" choice=""`},
+		{[]string{"enter"}, `answer p1 option="allow-once" choice=""`},
+		{[]string{"esc"}, `answer p1 option="reject-once" choice=""`},
+		{[]string{"A", "up", "enter"}, `answer p1 option="allow-once" choice=""`},
 	}
 	for _, c := range cases {
-		h := newHarness(t, nil)
-		h.ev(acpclient.TurnStarted{Prompt: "go"})
-		h.ev(ask("p1"))
-		h.agent.take()
-		h.key("x") // not an answer key: swallowed by the modal
-		h.key(c.key)
-		wantCalls(t, h.agent.take(), c.want)
-		if h.m.pendingApprovals() != 0 || !h.m.busy {
-			t.Fatalf("key %s: pending %d busy %v", c.key, h.m.pendingApprovals(), h.m.busy)
-		}
+		t.Run(strings.Join(c.keys, " "), func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.ev(acpclient.TurnStarted{Prompt: "go"})
+			h.ev(ask("p1"))
+			h.agent.take()
+			h.keys(c.keys[:len(c.keys)-1]...)
+			wantCalls(t, h.agent.take()) // a lasting choice is only selected by its key
+			h.key(c.keys[len(c.keys)-1])
+			wantCalls(t, h.agent.take(), c.want)
+			if h.m.pendingApprovals() != 0 || !h.m.busy || h.m.ed.value() != "" {
+				t.Fatalf("pending %d busy %v editor %q", h.m.pendingApprovals(), h.m.busy, h.m.ed.value())
+			}
+		})
 	}
 }
 
@@ -297,9 +304,10 @@ func TestApprovalOnlyAlwaysOptionsDefaultToDismiss(t *testing.T) {
 		{onlyAlways, "enter", `answer p1 option="" choice=""`, []string{"  A/1   Always yes", "  R/2   Always no", "› d/3   Dismiss (answer cancelled, pick nothing)", "esc dismiss"}},
 		{onlyAlways, "esc", `answer p1 option="" choice=""`, nil},
 		{onlyAlways, "d", `answer p1 option="" choice=""`, nil},
-		{onlyAlways, "A", `answer p1 option="AA" choice=""`, nil},
+		{onlyAlways, "A enter", `answer p1 option="AA" choice=""`, nil},
+		{onlyAlways, "A", "", nil}, // selected, not answered
 		{nil, "enter", `answer p1 option="" choice=""`, []string{"› d/1   Dismiss (answer cancelled, pick nothing)", "esc dismiss"}},
-		{nil, "a", "", []string{"Permission 1 of 1"}}, // no allow option: swallowed
+		{nil, "a", "", []string{"Permission 1 of 1"}}, // no allow option: the editor's
 	} {
 		h := newHarness(t, nil)
 		h.ev(acpclient.TurnStarted{Prompt: "go"})
@@ -318,7 +326,7 @@ func TestApprovalOnlyAlwaysOptionsDefaultToDismiss(t *testing.T) {
 				t.Errorf("options %v: an agent request shows acpterm's own choice %q", c.opts, bad)
 			}
 		}
-		h.key(c.key)
+		h.keys(strings.Fields(c.key)...)
 		if c.want == "" {
 			wantCalls(t, h.agent.take())
 			continue
@@ -362,10 +370,10 @@ func TestOwnPolicyPromptChoices(t *testing.T) {
 			{Argv: []string{"./run"}, Program: "/work/run", Verdict: permissions.Allow, Rule: "allow: ./run"},
 		}}
 	for key, want := range map[string]string{
-		"a": `answer c1 option="" choice="allow_once"`, "s": `answer c1 option="" choice="allow_session"`,
-		"S": `answer c1 option="" choice="save_rule"`, "d": `answer c1 option="" choice="deny"`,
+		"a": `answer c1 option="" choice="allow_once"`, "s enter": `answer c1 option="" choice="allow_session"`,
+		"S enter": `answer c1 option="" choice="save_rule"`, "d": `answer c1 option="" choice="deny"`,
 		"esc": `answer c1 option="" choice="deny"`, "enter": `answer c1 option="" choice="allow_once"`,
-		"3": `answer c1 option="" choice="save_rule"`,
+		"3 enter": `answer c1 option="" choice="save_rule"`, "S": "", "s": "", "S d": `answer c1 option="" choice="deny"`,
 	} {
 		h := newHarness(t, nil)
 		title := "make && ./run"
@@ -380,7 +388,11 @@ func TestOwnPolicyPromptChoices(t *testing.T) {
 				}
 			}
 		}
-		h.key(key)
+		h.keys(strings.Fields(key)...)
+		if want == "" {
+			wantCalls(t, h.agent.take())
+			continue
+		}
 		wantCalls(t, h.agent.take(), want)
 	}
 }
@@ -599,7 +611,7 @@ func TestGrantsViewRevokes(t *testing.T) {
 		t.Fatalf("grants after revoke = %+v", h.grants.list)
 	}
 	h.key("esc")
-	if h.m.showGrants {
+	if h.m.findOverlay("grants") != nil {
 		t.Fatal("grants view still open")
 	}
 }
@@ -614,12 +626,12 @@ func TestHelpShowsAllKeys(t *testing.T) {
 		}
 	}
 	h.key("x")
-	if h.m.showHelp || h.m.ed.value() != "" {
-		t.Fatalf("help still open or key leaked: %v %q", h.m.showHelp, h.m.ed.value())
+	if h.m.findOverlay("help") != nil || h.m.ed.value() != "" {
+		t.Fatalf("help still open or key leaked: %v %q", h.m.overlays, h.m.ed.value())
 	}
 	h.typeText("why?")
-	if h.m.ed.value() != "why?" || h.m.showHelp {
-		t.Fatalf("? inside text: %q help=%v", h.m.ed.value(), h.m.showHelp)
+	if h.m.ed.value() != "why?" || h.m.findOverlay("help") != nil {
+		t.Fatalf("? inside text: %q overlays=%v", h.m.ed.value(), h.m.overlays)
 	}
 }
 
@@ -832,11 +844,11 @@ func TestHelpScrollsWhenTallerThanTheWindow(t *testing.T) {
 		t.Fatalf("help at 80x24, scrolled to the end:\n%s", scr)
 	}
 	h.key("up")
-	if !h.m.showHelp {
+	if h.m.findOverlay("help") == nil {
 		t.Fatal("a scroll key closed the help")
 	}
 	h.key("x")
-	if h.m.showHelp || strings.Contains(h.screenText(), "pgup/pgdn scroll") {
+	if h.m.findOverlay("help") != nil || strings.Contains(h.screenText(), "pgup/pgdn scroll") {
 		t.Fatal("another key did not close the help")
 	}
 	// Tall enough: no marker, everything shown.
@@ -846,7 +858,7 @@ func TestHelpScrollsWhenTallerThanTheWindow(t *testing.T) {
 		t.Fatalf("help at 160x48:\n%s", scr)
 	}
 	h.key("down") // not scrollable: any key closes, as its title says
-	if h.m.showHelp {
+	if h.m.findOverlay("help") != nil {
 		t.Fatal("down kept a help that fits open")
 	}
 }
@@ -898,11 +910,11 @@ func TestApprovalKeysRebound(t *testing.T) {
 	if scr := h.screenText(); !strings.Contains(scr, "y/1   Allow once") || !strings.Contains(scr, "n/3   Reject") {
 		t.Fatalf("rebound keys not shown:\n%s", scr)
 	}
-	h.key("a") // no longer bound: swallowed
-	h.key("n")
+	h.key("a") // no longer bound: the editor's, and the request waits for tab
+	h.keys("tab", "n")
 	wantCalls(t, h.agent.take(), `answer p1 option="reject-once" choice=""`)
 	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "write", Policy: &permissions.Decision{Verdict: permissions.Ask, Path: "/w/x"}})
-	h.key("y")
+	h.keys("tab", "y") // the editor holds "a": the request waits for tab
 	wantCalls(t, h.agent.take(), `answer c1 option="" choice="allow_once"`)
 }
 
@@ -958,92 +970,6 @@ func TestMouseSelectsFocusesAndScrolls(t *testing.T) {
 	if h.m.focused {
 		t.Fatal("click outside did not leave the pane")
 	}
-}
-
-// Keys typed ahead never answer a request that pops up: while the user keeps typing (keys less
-// than typingGrace apart) they stay the editor's, and the modal takes keys once typing pauses.
-func TestModalKeysStayTheEditorsWhileTyping(t *testing.T) {
-	h := newHarness(t, nil)
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	h.m.now = func() time.Time { return now }
-	h.typeText("make al")
-	now = now.Add(100 * time.Millisecond)
-	h.ev(ask("p1"))
-	for _, k := range []string{"l", "a", "S", "s"} { // 400 ms apart: still typing
-		now = now.Add(400 * time.Millisecond)
-		h.send(keyMsg(k))
-		wantCalls(t, h.agent.take())
-	}
-	if scr := h.screenText(); !strings.Contains(scr, "typing goes to the prompt · pause to answer") {
-		t.Fatalf("the modal does not say keys go to the prompt:\n%s", scr)
-	}
-	now = now.Add(400 * time.Millisecond)
-	h.send(keyMsg("enter")) // sends the prompt (queued behind nothing: no turn runs)
-	wantCalls(t, h.agent.take(), "prompt make allaSs")
-	now = now.Add(typingGrace)
-	if scr := h.screenText(); !strings.Contains(scr, "enter choose") {
-		t.Fatalf("after a pause the modal hint is not back:\n%s", scr)
-	}
-	h.send(keyMsg("a"))
-	wantCalls(t, h.agent.take(), `answer p1 option="allow-once" choice=""`)
-	if h.m.ed.value() != "" {
-		t.Fatalf("editor = %q", h.m.ed.value())
-	}
-}
-
-// A key right after a request appears was not a reply to it (the user was not typing either):
-// it is dropped; modalAppearDelay later the modal answers.
-func TestModalIgnoresKeysRightAfterItAppears(t *testing.T) {
-	h := newHarness(t, nil)
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	h.m.now = func() time.Time { return now }
-	h.ev(acpclient.TurnStarted{Prompt: "go"})
-	h.ev(ask("p1"))
-	h.agent.take()
-	now = now.Add(100 * time.Millisecond)
-	if scr := h.screenText(); !strings.Contains(scr, "one moment…") || strings.Contains(scr, "enter choose") {
-		t.Fatalf("a modal that takes no keys yet shows the key hint:\n%s", scr)
-	}
-	h.send(keyMsg("A"))
-	wantCalls(t, h.agent.take())
-	if h.m.ed.value() != "" {
-		t.Fatalf("editor = %q, want the dropped key nowhere", h.m.ed.value())
-	}
-	now = now.Add(modalAppearDelay)
-	if scr := h.screenText(); !strings.Contains(scr, "enter choose") {
-		t.Fatalf("the modal does not show its keys once it takes them:\n%s", scr)
-	}
-	h.send(keyMsg("a"))
-	wantCalls(t, h.agent.take(), `answer p1 option="allow-once" choice=""`)
-	// The next request comes to the front: its own delay starts now.
-	h.ev(ask("p2"))
-	h.send(keyMsg("a"))
-	wantCalls(t, h.agent.take())
-	now = now.Add(modalAppearDelay)
-	h.send(keyMsg("r"))
-	wantCalls(t, h.agent.take(), `answer p2 option="reject-once" choice=""`)
-}
-
-// An Enter that sends a prompt counts as typing: a request that pops up right after it does not
-// take the next keys until typing pauses.
-func TestModalWaitsAfterSendingAPrompt(t *testing.T) {
-	h := newHarness(t, nil)
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	h.m.now = func() time.Time { return now }
-	h.typeText("write")
-	h.send(keyMsg("enter"))
-	now = now.Add(10 * time.Millisecond)
-	h.ev(acpclient.TurnStarted{Prompt: "write"})
-	h.ev(ask("p1"))
-	now = now.Add(100 * time.Millisecond)
-	h.send(keyMsg("a"))
-	wantCalls(t, h.agent.take(), "prompt write")
-	if h.m.ed.value() != "a" {
-		t.Fatalf("editor = %q, want the key typed ahead", h.m.ed.value())
-	}
-	now = now.Add(typingGrace)
-	h.send(keyMsg("a"))
-	wantCalls(t, h.agent.take(), `answer p1 option="allow-once" choice=""`)
 }
 
 // The modal counts through a queue: "1 of 3", then "2 of 3" after one answer, and starts over
@@ -1293,7 +1219,7 @@ func TestOwnPromptFooterAndHelpListPolicyKeys(t *testing.T) {
 
 	h.key("?")
 	scr = h.screenText()
-	for _, w := range []string{"s    policy prompt: allow for session", "S    policy prompt: save as rule",
+	for _, w := range []string{"s    policy prompt: select allow for session", "S    policy prompt: select save as rule", "tab  answer a waiting approval",
 		"d    policy prompt: deny (also esc)", "pgdn approval: scroll details", "a    approve once", "alt+k      kill selected pane's command"} {
 		if !strings.Contains(scr, w) {
 			t.Fatalf("help lacks %q:\n%s", w, scr)
@@ -1348,7 +1274,6 @@ func TestApprovalFullRequestInPager(t *testing.T) {
 	line, dec := exfilDecision()
 	dec.EnvAdded = []string{"FOO"}
 	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", Policy: dec, ToolCall: acp.ToolCallUpdate{Title: &line}})
-	h.clock = h.m.modalArmsAt()
 	cmd := h.m.handleKey(keyMsg("ctrl+o"))
 	if cmd == nil || h.m.pendingApprovals() != 1 {
 		t.Fatalf("ctrl+o in the modal: cmd %v, pending %d", cmd, h.m.pendingApprovals())
@@ -1443,10 +1368,13 @@ func TestOwnPromptWithoutGrantOffersNoAlways(t *testing.T) {
 			t.Fatalf("screen offers %q:\n%s", bad, scr)
 		}
 	}
-	h.key("s")
+	h.key("s") // no choice: typing, the editor's
 	h.key("S")
 	wantCalls(t, h.agent.take())
-	h.key("2")
+	if h.m.ed.value() != "sS" {
+		t.Fatalf("editor = %q", h.m.ed.value())
+	}
+	h.keys("tab", "2")
 	wantCalls(t, h.agent.take(), `answer c1 option="" choice="deny"`)
 }
 
@@ -1537,34 +1465,6 @@ func TestCancelIgnoredByAgentStillHoldsQueue(t *testing.T) {
 	if scr := h.screenText(); !strings.Contains(scr, "turn ended (end_turn) after you cancelled it; the queued prompt is back in the editor") {
 		t.Fatalf("no notice:\n%s", scr)
 	}
-}
-
-// Typing into an armed modal (the user did not notice it): a key that is no choice goes to the
-// editor and the modal stops taking keys, so the next letters ("s" of "test") grant nothing.
-func TestTypingIntoArmedModalGoesToEditor(t *testing.T) {
-	h := newHarness(t, nil)
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	h.m.now = func() time.Time { return now }
-	h.ev(acpclient.TurnStarted{Prompt: "go"})
-	title := "make"
-	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", Policy: &permissions.Decision{Verdict: permissions.Ask, Rule: "unmatched"},
-		ToolCall: acp.ToolCallUpdate{Title: &title}})
-	now = now.Add(time.Second) // armed
-	for _, r := range "typing test" {
-		now = now.Add(150 * time.Millisecond)
-		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
-	wantCalls(t, h.agent.take())
-	if h.m.ed.value() != "typing test" {
-		t.Fatalf("editor = %q, want every typed key", h.m.ed.value())
-	}
-	h.send(tea.PasteMsg{Content: " pasted"})
-	if h.m.ed.value() != "typing test pasted" {
-		t.Fatalf("editor after a paste = %q", h.m.ed.value())
-	}
-	now = now.Add(typingGrace)
-	h.send(keyMsg("d"))
-	wantCalls(t, h.agent.take(), `answer c1 option="" choice="deny"`)
 }
 
 // [ui.keys] approve_once = ["d"]: on acpterm's own prompt the shown "d Deny" still denies.

@@ -3,10 +3,8 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	uv "github.com/charmbracelet/ultraviolet"
@@ -74,38 +72,14 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 	}
 	drawText(c, l.status, m.statusLine(w))
 
-	var overlay string
-	switch {
-	case m.showHelp:
-		overlay = m.helpOverlay(l.main)
-	case m.showGrants:
-		overlay = m.grantsOverlay(l.main)
-	default:
-		if p, ok := m.frontApproval(); ok && !m.focused {
-			n, total := m.apprDone+1, m.apprDone+m.pendingApprovals()
-			now := m.now()
-			wait := ""
-			if now.Before(m.modalArmsAt()) {
-				wait = "one moment…"
-				if now.Sub(m.lastEditorKey) < typingGrace {
-					wait = "typing goes to the prompt · pause to answer"
-				}
-			}
-			overlay = m.appr.render(m.st, &m.keys, p, n, total, wait, m.grantErr(p), min(max(l.main.Dx()-4, 20), 100), l.main.Dy())
-		} else if ok && m.focused {
+	if m.focused {
+		if _, ok := m.frontApproval(); ok {
 			hint := m.st.ModalTitle.Render(fmt.Sprintf(" Permission waiting (%d) · %s leaves the pane to answer ", m.pendingApprovals(), m.keys.LeavePane.Help().Key))
 			drawLabel(c, 1, 0, w-2, hint)
 		}
 	}
-	if overlay != "" {
-		ow, oh := lipgloss.Width(overlay), lipgloss.Height(overlay)
-		ow, oh = min(ow, l.main.Dx()), min(oh, l.main.Dy())
-		x := l.main.Min.X + (l.main.Dx()-ow)/2
-		y := l.main.Min.Y + max((l.main.Dy()-oh)/2, 0)
-		drawText(c, uv.Rect(x, y, ow, oh), overlay)
-		if !m.focused {
-			cursor = nil
-		}
+	if m.drawOverlays(c, l.main) && !m.focused && m.overlayHasKeys() {
+		cursor = nil // the keys go to the overlay, not to the editor
 	}
 	m.lastPaneVersions = versions
 	if !text {
@@ -228,6 +202,9 @@ func (m *Model) separatorLine(width int) string {
 				parts = append(parts, m.st.Dim.Render("working · "+m.keys.Cancel.Help().Key+" cancels"))
 			}
 		}
+		if _, ok := m.frontApproval(); ok && !m.appr.focus {
+			parts = append(parts, m.st.Warn.Render("approval waiting · "+m.keys.Answer.Help().Key+" answers"))
+		}
 		if n := len(m.queue); n > 0 {
 			parts = append(parts, m.st.Warn.Render(fmt.Sprintf("%d queued", n)))
 		}
@@ -327,67 +304,6 @@ func (m *Model) policySource() string {
 	return sanitizeLine(src)
 }
 
-// helpOverlay shows every key binding (bubbles help, full view).
-func (m *Model) helpOverlay(area uv.Rectangle) string {
-	avail := max(area.Dx()-6, 20)
-	m.help.SetWidth(0)
-	groups := m.keys.fullHelp()
-	body := m.help.FullHelpView(groups)
-	if lipgloss.Width(body) > avail {
-		// Too narrow for every group side by side: stack groups into as many columns as fit
-		// (in order, columns of about equal height), down to one group under the other.
-		rendered := make([]string, len(groups))
-		total := 0
-		for i, g := range groups {
-			rendered[i] = m.help.FullHelpView([][]key.Binding{g})
-			total += lipgloss.Height(rendered[i]) + 1
-		}
-		for n := len(groups) - 1; n >= 1; n-- {
-			cols := splitColumns(rendered, n)
-			parts := make([]string, 0, 2*len(cols))
-			for i, c := range cols {
-				if i > 0 {
-					parts = append(parts, "   ")
-				}
-				parts = append(parts, strings.Join(c, "\n\n"))
-			}
-			body = lipgloss.JoinHorizontal(lipgloss.Top, parts...)
-			if lipgloss.Width(body) <= avail {
-				break
-			}
-		}
-	}
-	if lipgloss.Width(body) > avail {
-		// Even one column is wider than the window: cut each line (with "…") rather than the box.
-		ls := strings.Split(body, "\n")
-		for i, l := range ls {
-			tail := "…"
-			if ansi.StringWidth(strings.TrimRight(ansi.Strip(l), " ")) <= avail {
-				tail = "" // only column padding is cut
-			}
-			ls[i] = ansi.Truncate(l, avail, tail)
-		}
-		body = strings.Join(ls, "\n")
-	}
-	title := m.st.ModalTitle.Render("Keys") + m.st.Dim.Render(" · any key closes")
-	lines := strings.Split(body, "\n")
-	frame := lipgloss.Height(m.st.Modal.Render("x")) - 1 // border and padding rows
-	room := area.Dy() - frame - 2                        // rows for the body under the title
-	if len(lines) <= room || room < 2 {
-		m.helpScroll, m.helpScrollable = 0, false
-		return m.st.Modal.Render(title + "\n\n" + body)
-	}
-	m.helpScrollable = true
-	// Taller than the window: a window onto the list that ↑/↓ and pgup/pgdn move, with a marker.
-	room-- // the marker row
-	m.helpScroll = min(max(m.helpScroll, 0), len(lines)-room)
-	shown := lines[m.helpScroll : m.helpScroll+room]
-	digits := len(strconv.Itoa(len(lines))) // a fixed width: the box does not change size while scrolling
-	marker := m.st.Warn.Render(ansi.Truncate(fmt.Sprintf("lines %*d–%*d of %d · ↑/↓ pgup/pgdn scroll", digits, m.helpScroll+1, digits, m.helpScroll+room, len(lines)), avail, "…"))
-	title = m.st.ModalTitle.Render("Keys") + m.st.Dim.Render(" · other keys close")
-	return m.st.Modal.Render(title + "\n\n" + strings.Join(shown, "\n") + "\n" + marker)
-}
-
 // splitColumns splits blocks, in order, into at most n columns so that the tallest column is as
 // short as possible (blocks are few: a plain search over the cut points).
 func splitColumns(blocks []string, n int) [][]string {
@@ -417,26 +333,4 @@ func splitColumns(blocks []string, n int) [][]string {
 	}
 	rec(0, nil, 0)
 	return best
-}
-
-// grantsOverlay lists this session's "always" grants with the selected one highlighted.
-func (m *Model) grantsOverlay(area uv.Rectangle) string {
-	w := min(max(area.Dx()-8, 20), 100)
-	lines := []string{m.st.ModalTitle.Render("Grants") + m.st.Dim.Render(" · d revokes · esc closes"), ""}
-	if len(m.grantList) == 0 {
-		lines = append(lines, m.st.Dim.Render("No grants in this session."))
-	}
-	for i, g := range m.grantList {
-		scope := "session"
-		if g.Saved {
-			scope = "saved"
-		}
-		line := truncate(fmt.Sprintf("%s  %s  (%s)", g.ID, sanitizeLine(g.Rule()), scope), w)
-		if i == m.grantSel {
-			lines = append(lines, m.st.ModalSelected.Render("› "+line))
-		} else {
-			lines = append(lines, "  "+line)
-		}
-	}
-	return m.st.Modal.Render(strings.Join(lines, "\n"))
 }

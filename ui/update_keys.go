@@ -13,8 +13,10 @@ import (
 )
 
 // handleKey routes one key press (lock modifiers already masked). Order: a focused pane gets
-// every key except the leave key; then overlays (help, grants); then quit/interrupt; then the
-// approval modal; then pane and conversation commands; then the editor.
+// every key except the leave key; then quit and suspend; then the top overlay (approval, help,
+// grants …), which may pass the key on; then interrupt; then pane and conversation commands;
+// then the editor. No key is dropped on the way: each one either does what its binding says or
+// reaches the editor.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.focused {
 		if p := m.selectedPane(); p != nil && p.term != nil && p.exit == nil && !key.Matches(k, m.keys.LeavePane) {
@@ -32,40 +34,22 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		// The leave key, or the program is gone (or the pane is read-only): leave typing mode.
 		m.setFocus(false)
 		if key.Matches(k, m.keys.LeavePane) {
+			if _, ok := m.frontApproval(); ok && m.ed.empty() {
+				m.appr.focus = true // the pane's title row said: leave the pane to answer
+			}
 			return nil
 		}
-	}
-	if m.showHelp && m.helpScrollable {
-		switch k.String() {
-		case "down", "j":
-			m.helpScroll++
-			return nil
-		case "up", "k":
-			m.helpScroll--
-			return nil
-		case "pgdown", "space":
-			m.helpScroll += max(m.height/2, 1)
-			return nil
-		case "pgup":
-			m.helpScroll -= max(m.height/2, 1)
-			return nil
-		}
-	}
-	if m.showHelp {
-		m.showHelp = false
-		m.helpScroll = 0
-		if key.Matches(k, m.keys.Quit) {
-			return m.quit()
-		}
-		return nil
-	}
-	if m.showGrants {
-		return m.handleGrantsKey(k)
 	}
 	switch {
 	case key.Matches(k, m.keys.Quit):
 		return m.quit()
-	case key.Matches(k, m.keys.Interrupt):
+	case key.Matches(k, m.keys.Suspend):
+		return m.suspend()
+	}
+	if cmd, handled := m.overlayKey(k); handled {
+		return cmd
+	}
+	if key.Matches(k, m.keys.Interrupt) {
 		if m.busy {
 			m.lastInterruptCancel = m.now()
 			return m.cancelTurn()
@@ -87,36 +71,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return m.quit()
-	case key.Matches(k, m.keys.Suspend):
-		return m.suspend()
-	}
-	if p, ok := m.frontApproval(); ok {
-		if now := m.now(); now.Before(m.modalArmsAt()) {
-			// The modal popped up under keys meant for something else. While the user is
-			// typing a prompt the keys stay the editor's (each one extends the wait); a key
-			// right after the modal appeared is dropped. Either way a key typed ahead can
-			// neither approve nor save anything.
-			arm := m.tick(typingGrace, func(time.Time) tea.Msg { return modalArmMsg{} })
-			if now.Sub(m.lastEditorKey) < typingGrace {
-				return tea.Batch(m.handleEditorKey(k), arm)
-			}
-			return arm
-		}
-		if key.Matches(k, m.keys.Pager) {
-			// The whole request, unwrapped and unscrolled, in $PAGER.
-			return m.pageText("request", requestText(p))
-		}
-		ans, known := m.appr.handleKey(p, k, &m.keys, m.grantErr(p))
-		if ans != nil {
-			return m.answer(p.ID, *ans)
-		}
-		if !known && k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt) == 0 {
-			// A printable key that is no choice: the user is typing, not answering (they may
-			// not have noticed the modal). It goes to the editor, and the modal stops taking
-			// keys until typing pauses, so the next letters cannot pick a choice.
-			return tea.Batch(m.handleEditorKey(k), m.tick(typingGrace, func(time.Time) tea.Msg { return modalArmMsg{} }))
-		}
-		return nil
 	}
 	switch {
 	case key.Matches(k, m.keys.Cancel):
@@ -171,53 +125,15 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.openGrants()
 		return nil
 	case key.Matches(k, m.keys.Help) && (k.String() != "?" || m.ed.empty()):
-		m.showHelp = true
+		m.pushOverlay(&helpView{})
 		return nil
 	}
 	return m.handleEditorKey(k)
 }
 
-// typingGrace is the pause in typing after which the approval modal takes keys: while keys
-// for the prompt editor (Enter included) keep coming less than typingGrace apart, they stay the
-// editor's. modalAppearDelay is how long a newly shown request ignores keys at all (about a
-// human's reaction time: a key that early was not a reply to it).
-const (
-	typingGrace      = 600 * time.Millisecond
-	modalAppearDelay = 350 * time.Millisecond
-)
-
 // interruptQuitGuard: ctrl+c on an idle, empty prompt quits, unless the previous ctrl+c
 // cancelled a turn less than this long ago.
 const interruptQuitGuard = time.Second
-
-// modalArmMsg redraws the modal when it starts taking keys (its hint changes).
-type modalArmMsg struct{}
-
-// modalArmsAt is when the front approval request starts taking keys: modalAppearDelay after it
-// came to the front, and typingGrace after the last key the editor handled.
-func (m *Model) modalArmsAt() time.Time {
-	at := m.modalSince.Add(modalAppearDelay)
-	if t := m.lastEditorKey.Add(typingGrace); !m.lastEditorKey.IsZero() && t.After(at) {
-		at = t
-	}
-	return at
-}
-
-// noteFront tracks which approval request is in front and since when (modalArmsAt), and resets
-// the "N of M" count when the queue empties. It returns the tick that redraws the modal when it
-// starts taking keys, when a new request came to the front.
-func (m *Model) noteFront() tea.Cmd {
-	p, ok := m.frontApproval()
-	if !ok {
-		m.modalFront, m.apprDone = "", 0
-		return nil
-	}
-	if p.ID == m.modalFront {
-		return nil
-	}
-	m.modalFront, m.modalSince = p.ID, m.now()
-	return m.tick(m.modalArmsAt().Sub(m.modalSince), func(time.Time) tea.Msg { return modalArmMsg{} })
-}
 
 // handleEditorKey handles send, newline, completion, history and editing.
 func (m *Model) handleEditorKey(k tea.KeyPressMsg) tea.Cmd {
@@ -266,15 +182,11 @@ func (m *Model) handlePaste(s string) tea.Cmd {
 			return nil
 		}
 	}
-	if m.showHelp || m.showGrants {
-		return nil
-	}
+	// Pasted text is the prompt's, never an answer (nor a key of another overlay): it goes into
+	// the editor, and a request in front waits for the answer key again.
 	m.ed.insert(s)
-	if _, ok := m.frontApproval(); ok {
-		// Pasted text is the prompt's, never an answer; the modal waits until typing pauses.
-		m.lastEditorKey = m.now()
-		return m.tick(typingGrace, func(time.Time) tea.Msg { return modalArmMsg{} })
-	}
+	m.lastEditorKey = m.now()
+	m.appr.focus = false
 	return nil
 }
 
@@ -321,7 +233,7 @@ func (m *Model) pendingApprovals() int {
 // answer sends the user's answer from a Cmd and hides the request until it is resolved.
 func (m *Model) answer(id string, a acpclient.Answer) tea.Cmd {
 	m.answered[id] = true
-	m.apprDone++
+	m.appr.done++
 	agent := m.d.agent
 	return func() tea.Msg { agent.Answer(id, a); return nil }
 }
@@ -369,41 +281,4 @@ func (m *Model) cycleModel() tea.Cmd {
 		}
 		return nil
 	}
-}
-
-// handleGrantsKey drives the grants view: ↑/↓ select, d/x/delete revoke, esc/q close.
-func (m *Model) handleGrantsKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "esc", "q", "enter":
-		m.showGrants = false
-	case "up", "k":
-		m.grantSel = max(m.grantSel-1, 0)
-	case "down", "j":
-		m.grantSel = min(m.grantSel+1, max(len(m.grantList)-1, 0))
-	case "d", "x", "delete", "backspace":
-		if m.d.grants == nil || m.grantSel >= len(m.grantList) {
-			return nil
-		}
-		id, g := m.grantList[m.grantSel].ID, m.d.grants
-		// Revoking a saved grant rewrites the grants file: done in a Cmd, not in Update.
-		return func() tea.Msg {
-			err := g.Revoke(id)
-			return grantsMsg{list: g.Grants(), id: id, err: err}
-		}
-	default:
-		if key.Matches(k, m.keys.Quit) {
-			return m.quit()
-		}
-	}
-	return nil
-}
-
-func (m *Model) openGrants() {
-	if m.d.grants == nil {
-		m.addBanner("info", "no policy engine: grants are not available")
-		return
-	}
-	m.grantList = m.d.grants.Grants()
-	m.grantSel = 0
-	m.showGrants = true
 }
