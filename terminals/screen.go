@@ -24,7 +24,13 @@ type Modes struct {
 	BracketedPaste bool // ?2004: pastes are wrapped in ESC[200~ … ESC[201~
 	Mouse          bool // any mouse tracking (?9, ?1000, ?1002, ?1003)
 	MouseSGR       bool // SGR mouse encoding (?1006)
+	MouseSGRPixels bool // SGR mouse encoding in pixels (?1016)
 	Focus          bool // ?1004: focus in/out reports wanted
+	// SyncOutput is synchronized output (?2026): the program is in the middle of a redraw it
+	// wants shown at once, so the screen is not in a state to be looked at.
+	SyncOutput bool
+
+	mouseBits uint8 // which of ?9, ?1000, ?1002, ?1003 are set (bits 0..3); see MouseTracking
 }
 
 // Screen is an x/vt emulator behind its own mutex: the visible screen of a
@@ -166,6 +172,7 @@ func (s *Screen) setMode(m ansi.Mode, on bool) {
 			s.mouse &^= 1 << i
 		}
 		s.modes.Mouse = s.mouse != 0
+		s.modes.mouseBits = s.mouse
 	}
 	switch dm {
 	case ansi.ModeCursorKeys:
@@ -176,6 +183,10 @@ func (s *Screen) setMode(m ansi.Mode, on bool) {
 		s.modes.Focus = on
 	case ansi.ModeMouseExtSgr:
 		s.modes.MouseSGR = on
+	case ansi.ModeMouseExtSgrPixel:
+		s.modes.MouseSGRPixels = on
+	case ansi.ModeSynchronizedOutput:
+		s.modes.SyncOutput = on
 	case ansi.ModeMouseX10:
 		bit(0)
 	case ansi.ModeMouseNormal:

@@ -96,6 +96,7 @@ type Terminal struct {
 	blWake   chan struct{}
 	skipped  atomic.Int64 // bytes never shown because of skip-ahead
 	lastSkip time.Time    // when the backlog last overflowed (flood mode); blMu
+	inflight int          // bytes taken from the backlog that the feeder is still handing to the screen; blMu
 	modeLog  []modeSet    // private modes set by skipped output, to replay; blMu
 
 	leaderDone chan struct{} // leader reaped
@@ -525,6 +526,7 @@ func (t *Terminal) feeder() {
 		chunk = append(chunk[:0], t.backlog[:n]...)
 		rest := copy(t.backlog, t.backlog[n:])
 		t.backlog = t.backlog[:rest]
+		t.inflight = n
 		skip := t.skip
 		t.skip = false
 		replay := replayModes(t.modeLog)
@@ -542,8 +544,21 @@ func (t *Terminal) feeder() {
 			runtime.Gosched()
 		}
 		t.scr.version.Add(1)
+		t.blMu.Lock()
+		t.inflight = 0
+		t.blMu.Unlock()
 		t.m.changed(t.id)
 	}
+}
+
+// Pending returns the number of output bytes read from the PTY that the screen does not show
+// yet: the backlog plus what the feeder is handing to the emulator right now. Zero means the
+// screen reflects everything read so far (bytes still in the kernel's PTY buffer are not
+// counted).
+func (t *Terminal) Pending() int {
+	t.blMu.Lock()
+	defer t.blMu.Unlock()
+	return len(t.backlog) + t.inflight
 }
 
 // Backlog returns the number of output bytes read from the PTY but not yet
