@@ -16,7 +16,6 @@
 // changes do not reset the quiet interval, output still waiting to be parsed and a
 // synchronized redraw (mode 2026) prevent it.
 //
-// The service is reached over a unix socket in a private directory (see [Listen]), bridged to
-// the agent's stdio by acpterm's own binary, or over HTTP on the loopback interface; both
-// require a per-session secret.
+// [Service.NewServer] gives one MCP server per connection (its own set of at most eight
+// terminals, closed when the connection ends); [Service.Serve] runs one over a stream.
 package mcpterm
