@@ -107,7 +107,7 @@ func encodeMouse(a action, md terminals.Modes, size terminals.Size) ([]byte, err
 	if a.row > size.Rows || a.col > size.Cols {
 		return nil, invalidf("mouse: row %d, column %d is outside the %dx%d screen", a.row, a.col, size.Cols, size.Rows)
 	}
-	tracking := md.MouseTracking()
+	tracking := md.Tracking
 	enc := md.MouseEncoding()
 	switch {
 	case tracking == terminals.MouseTrackingNone:

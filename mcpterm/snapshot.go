@@ -102,7 +102,7 @@ func render(id string, s terminals.Snapshot, history int, ex *terminals.ExitStat
 		Cursor:  cursorOut{Row: s.Cursor.Y + 1, Column: s.Cursor.X + 1, Visible: s.CursorVisible},
 		Styles:  map[string]*styleOut{},
 		Spans:   make([]spanOut, 0, len(s.Spans)),
-		Mouse:   mouseOut{Tracking: s.Modes.MouseTracking().String(), Encoding: s.Modes.MouseEncoding()},
+		Mouse:   mouseOut{Tracking: s.Modes.Tracking.String(), Encoding: s.Modes.MouseEncoding()},
 		Settled: settled,
 	}
 	o.status(ex)

@@ -29,8 +29,9 @@ type Modes struct {
 	// SyncOutput is synchronized output (?2026): the program is in the middle of a redraw it
 	// wants shown at once, so the screen is not in a state to be looked at.
 	SyncOutput bool
-
-	mouseBits uint8 // which of ?9, ?1000, ?1002, ?1003 are set (bits 0..3); see MouseTracking
+	// Tracking is the mouse tracking mode in force: the highest of ?9, ?1000, ?1002, ?1003
+	// that is set, as xterm picks it (MouseTrackingNone when Mouse is false).
+	Tracking MouseTracking
 }
 
 // Screen is an x/vt emulator behind its own mutex: the visible screen of a
@@ -172,7 +173,7 @@ func (s *Screen) setMode(m ansi.Mode, on bool) {
 			s.mouse &^= 1 << i
 		}
 		s.modes.Mouse = s.mouse != 0
-		s.modes.mouseBits = s.mouse
+		s.modes.Tracking = trackingOf(s.mouse)
 	}
 	switch dm {
 	case ansi.ModeCursorKeys:

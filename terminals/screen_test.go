@@ -54,7 +54,7 @@ func TestScreenModes(t *testing.T) {
 	s := NewScreen(Size{Cols: 10, Rows: 3})
 	defer s.Close()
 	s.Write([]byte("\x1b[?1h\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?1004h\x1b[?1049h"))
-	want := Modes{AltScreen: true, CursorKeys: true, BracketedPaste: true, Mouse: true, MouseSGR: true, Focus: true}
+	want := Modes{AltScreen: true, CursorKeys: true, BracketedPaste: true, Mouse: true, MouseSGR: true, Focus: true, Tracking: MouseTrackingButton}
 	if got := s.Modes(); got != want {
 		t.Fatalf("modes %+v", got)
 	}

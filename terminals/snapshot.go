@@ -37,16 +37,17 @@ func (m MouseTracking) String() string {
 	return "none"
 }
 
-// MouseTracking returns the mouse tracking mode the program enabled.
-func (m Modes) MouseTracking() MouseTracking {
+// trackingOf picks the mouse tracking mode from the bit set of enabled modes (bits 0..3:
+// ?9, ?1000, ?1002, ?1003).
+func trackingOf(bits uint8) MouseTracking {
 	switch {
-	case m.mouseBits&(1<<3) != 0:
+	case bits&(1<<3) != 0:
 		return MouseTrackingAny
-	case m.mouseBits&(1<<2) != 0:
+	case bits&(1<<2) != 0:
 		return MouseTrackingButton
-	case m.mouseBits&(1<<1) != 0:
+	case bits&(1<<1) != 0:
 		return MouseTrackingNormal
-	case m.mouseBits&(1<<0) != 0:
+	case bits&(1<<0) != 0:
 		return MouseTrackingX10
 	}
 	return MouseTrackingNone

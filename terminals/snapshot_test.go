@@ -64,7 +64,7 @@ func TestSnapshotMouseAndSyncModes(t *testing.T) {
 	s := NewScreen(Size{Cols: 10, Rows: 2})
 	defer s.Close()
 	m := s.Modes()
-	if m.MouseTracking() != MouseTrackingNone || m.MouseEncoding() != "legacy" || m.SyncOutput {
+	if m.Tracking != MouseTrackingNone || m.MouseEncoding() != "legacy" || m.SyncOutput {
 		t.Fatalf("initial modes %+v", m)
 	}
 	for _, c := range []struct {
@@ -83,8 +83,8 @@ func TestSnapshotMouseAndSyncModes(t *testing.T) {
 	} {
 		s.Write([]byte(c.seq))
 		m := s.Modes()
-		if m.MouseTracking().String() != c.tracking || m.MouseEncoding() != c.enc {
-			t.Fatalf("after %q: tracking %s encoding %s, want %s %s", c.seq, m.MouseTracking(), m.MouseEncoding(), c.tracking, c.enc)
+		if m.Tracking.String() != c.tracking || m.MouseEncoding() != c.enc {
+			t.Fatalf("after %q: tracking %s encoding %s, want %s %s", c.seq, m.Tracking, m.MouseEncoding(), c.tracking, c.enc)
 		}
 	}
 	s.Write([]byte("\x1b[?2026h"))
