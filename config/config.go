@@ -48,6 +48,8 @@ type Policy struct {
 	Env Env
 	// FS is the [policy.fs] table.
 	FS FS
+	// Network is the [policy.network] table.
+	Network Network
 	// KillGrace is the SIGTERM→SIGKILL grace period for terminals (default 2 s).
 	KillGrace time.Duration
 	// MaxTerminals is the number of live terminals allowed at once (default 16).

@@ -107,6 +107,7 @@ func Default(cwd string) *Config {
 			},
 			Env:          Env{Deny: slices.Clone(BuiltinEnvDeny)},
 			FS:           FS{Read: "allow", Write: "ask"},
+			Network:      Network{Unmatched: "ask"},
 			KillGrace:    DefaultKillGrace,
 			MaxTerminals: DefaultMaxTerminals,
 		},
@@ -241,6 +242,13 @@ type filePolicy struct {
 	Commands        *fileCommands `toml:"commands"`
 	Env             *fileEnv      `toml:"env"`
 	FS              *fileFS       `toml:"fs"`
+	Network         *fileNetwork  `toml:"network"`
+}
+
+type fileNetwork struct {
+	Allow     *[]string `toml:"allow"`
+	Deny      *[]string `toml:"deny"`
+	Unmatched *string   `toml:"unmatched"`
 }
 
 type fileCommands struct {
@@ -418,7 +426,10 @@ func (l *loader) policyTables(cfg *Config, p *filePolicy) error {
 			return err
 		}
 	}
-	return l.fs(cfg, p.FS)
+	if err := l.fs(cfg, p.FS); err != nil {
+		return err
+	}
+	return l.network(cfg, p.Network)
 }
 
 // scalars validates output_byte_limit, kill_grace and max_terminals. In a project file each
@@ -676,6 +687,56 @@ func (l *loader) fs(cfg *Config, f *fileFS) error {
 			}
 			if !slices.Contains(*g.dst, p) {
 				*g.dst = append(*g.dst, p)
+			}
+		}
+	}
+	return nil
+}
+
+// network validates [policy.network]: host rules (ParseHostRule) appended normalised, and
+// unmatched. A project file may add deny rules and make unmatched stricter, nothing else. A
+// user file's allow rule that a deny rule covers is an error (it could never take effect).
+func (l *loader) network(cfg *Config, n *fileNetwork) error {
+	if n == nil {
+		return nil
+	}
+	if n.Unmatched != nil {
+		v, err := l.enum("policy.network.unmatched", n.Unmatched, verdicts)
+		if err != nil {
+			return err
+		}
+		if l.project && verdictRank(v) < verdictRank(cfg.Policy.Network.Unmatched) {
+			return l.widen("policy.network.unmatched", fmt.Sprintf("%q is looser than the current %q", v, cfg.Policy.Network.Unmatched))
+		}
+		cfg.Policy.Network.Unmatched = v
+	}
+	for _, ls := range []struct {
+		name string
+		in   *[]string
+		dst  *[]string
+	}{{"deny", n.Deny, &cfg.Policy.Network.Deny}, {"allow", n.Allow, &cfg.Policy.Network.Allow}} {
+		if ls.in == nil {
+			continue
+		}
+		key := "policy.network." + ls.name
+		if l.project && ls.name == "allow" && len(*ls.in) > 0 {
+			return l.widen(key, "allow rules cannot be added")
+		}
+		for i, s := range *ls.in {
+			k := fmt.Sprintf("%s[%d]", key, i)
+			r, err := ParseHostRule(s)
+			if err != nil {
+				return l.errf(k, "%s", err)
+			}
+			if ls.name == "allow" {
+				for _, d := range cfg.Policy.Network.Deny {
+					if dr, err := ParseHostRule(d); err == nil && dr.Covers(r) {
+						return l.errf(k, "allow rule %q has no effect: deny rule %q covers it (deny > allow); remove it", s, d)
+					}
+				}
+			}
+			if !slices.Contains(*ls.dst, r.String()) {
+				*ls.dst = append(*ls.dst, r.String())
 			}
 		}
 	}

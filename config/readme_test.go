@@ -98,6 +98,8 @@ func TestReadmeDefaults(t *testing.T) {
 		{"policy.env.allow", *p.Env.Allow, def.Policy.Env.Allow},
 		{"policy.fs.deny_read", *p.FS.DenyRead, def.Policy.FS.DenyRead},
 		{"policy.fs.deny_write", *p.FS.DenyWrite, def.Policy.FS.DenyWrite},
+		{"policy.network.allow", *p.Network.Allow, def.Policy.Network.Allow},
+		{"policy.network.deny", *p.Network.Deny, def.Policy.Network.Deny},
 	} {
 		if !slices.Equal(l.readme, l.is) {
 			t.Errorf("README %s = %q, built-in %q", l.key, l.readme, l.is)

@@ -35,6 +35,7 @@ type AuditEvent struct {
 	// Req identifies the request, e.g. "terminal/create#41".
 	Req string `json:"req,omitempty"`
 	// Kind is "exec", "read", "write" or "permission" (an agent's session/request_permission),
+	// "net" (a connection through acpterm's network proxy; see Host),
 	// or "grant" / "revoke" when an "always" grant is made (verdict allow) or revoked (verdict
 	// deny); Grant names it, Rule is its Grant.Rule, Reason says "session" or "saved".
 	Kind string `json:"kind"`
@@ -59,6 +60,24 @@ type AuditEvent struct {
 	Constructs []string `json:"constructs,omitempty"`
 	// EnvAdded names the variables the agent added (names only, never values).
 	EnvAdded []string `json:"env_added,omitempty"`
+
+	// Network connections (kind "net", one per connection through acpterm's proxy, written
+	// when it closes; a grant of kind "host" also fills Host and Port):
+	// Host and Port are the destination the client asked for, Addr the address dialed.
+	Host string `json:"host,omitempty"`
+	Port int    `json:"port,omitempty"`
+	Addr string `json:"addr,omitempty"`
+	// Protocol is how the client asked: "connect", "http" or "socks5".
+	Protocol string `json:"protocol,omitempty"`
+	// Terminal is the terminal whose command connected, or "agent".
+	Terminal string `json:"terminal,omitempty"`
+	// Program is that terminal's command (or the agent) as a person reads it.
+	Program string `json:"program,omitempty"`
+	// BytesUp and BytesDown are the bytes sent to and received from the destination.
+	BytesUp   int64 `json:"bytes_up,omitempty"`
+	BytesDown int64 `json:"bytes_down,omitempty"`
+	// DurationMS is how long the connection was open, in milliseconds.
+	DurationMS int64 `json:"duration_ms,omitempty"`
 }
 
 // AuditLeaf is the audit summary of one Leaf.

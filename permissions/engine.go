@@ -36,6 +36,7 @@ type Engine struct {
 	roots  *Roots         // paths.go
 	cmds   *commandPolicy // commands.go
 	grants *GrantStore    // grants.go
+	net    *networkPolicy // network.go
 	audit  *AuditLog      // audit.go (may be nil)
 }
 
@@ -55,6 +56,9 @@ func NewEngine(cfg *config.Config, o EngineOptions) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, opts: o, roots: roots, audit: o.Audit}
 	if e.cmds, err = compileCommandPolicy(cfg, roots); err != nil {
+		return nil, err
+	}
+	if e.net, err = compileNetworkPolicy(cfg.Policy.Network); err != nil {
 		return nil, err
 	}
 	if e.grants, err = NewGrantStore(o.GrantsFile); err != nil {

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/acpterm/acpterm/config"
 )
 
 // Grant is one "always" approval (architecture.md decision 7): the narrowest rule covering what a
@@ -27,8 +29,13 @@ type Grant struct {
 	// Session is the ACP session the grant is scoped to; "" means every session of this engine
 	// (in memory) or, when Saved, every future run.
 	Session string `json:"session,omitempty"`
-	// Kind is "exec" (a command; "" reads as exec), "read" or "write" (a file, Path).
+	// Kind is "exec" (a command; "" reads as exec), "read" or "write" (a file, Path), or
+	// "host" (a network destination, Host and Port).
 	Kind string `json:"kind,omitempty"`
+	// Host is the host name or IP literal of a host grant, exactly as the client asked for it
+	// (normalised: lower-case, no trailing dot); Port its port (0: every port).
+	Host string `json:"host,omitempty"`
+	Port int    `json:"port,omitempty"`
 	// Path is the real path of a file grant (Kind read/write): that exact file only.
 	Path string `json:"path,omitempty"`
 	// Argv is the approved words of a command grant: the whole argv (Prefix false) or
@@ -51,6 +58,12 @@ func (g Grant) Rule() string {
 	if g.isFile() {
 		return "grant: " + g.Kind + " " + g.Path
 	}
+	if g.isHost() {
+		if g.Port == 0 {
+			return "grant: host " + g.Host
+		}
+		return "grant: host " + HostPort(g.Host, g.Port)
+	}
 	s := "grant: " + strings.Join(g.Argv, " ")
 	if g.Prefix {
 		s += " …"
@@ -60,9 +73,14 @@ func (g Grant) Rule() string {
 
 func (g Grant) isFile() bool { return g.Kind == "read" || g.Kind == "write" }
 
+func (g Grant) isHost() bool { return g.Kind == "host" }
+
+// isCommand reports a command grant (Kind "exec" or "").
+func (g Grant) isCommand() bool { return g.Kind == "" || g.Kind == "exec" }
+
 // matches reports whether the grant covers leaf.
 func (g Grant) matches(leaf Leaf) bool {
-	if g.isFile() || len(leaf.Argv) == 0 || len(g.Argv) == 0 || slices.Contains(leaf.Argv, DynamicWord) {
+	if !g.isCommand() || len(leaf.Argv) == 0 || len(g.Argv) == 0 || slices.Contains(leaf.Argv, DynamicWord) {
 		return false
 	}
 	if g.Program != "" && leaf.Program != g.Program {
@@ -202,7 +220,7 @@ func readGrantsFile(file string) ([]Grant, []string, fileStamp, error) {
 			warns = append(warns, fmt.Sprintf("grants file %s: grant %s ignored: %v", file, g.ID, err))
 			continue
 		}
-		if !g.isFile() {
+		if g.isCommand() {
 			why := grantRefusal(g.Argv)
 			if why == "" && slices.Contains(g.Argv, DynamicWord) {
 				why = "it has words only known when the shell runs"
@@ -296,8 +314,13 @@ func (g Grant) check() error {
 		if !filepath.IsAbs(g.Path) || len(g.Argv) != 0 {
 			return fmt.Errorf("a file grant needs an absolute path and no argv")
 		}
+	case "host":
+		r, err := config.ParseHostRule(g.Host)
+		if err != nil || r.Wildcard || r.Port != 0 || r.Host != g.Host || g.Port < 0 || g.Port > 65535 || len(g.Argv) != 0 || g.Path != "" {
+			return fmt.Errorf("a host grant needs one host name or IP literal, a port (0 = any) and no argv or path")
+		}
 	default:
-		return fmt.Errorf("unknown kind %q (exec, read or write)", g.Kind)
+		return fmt.Errorf("unknown kind %q (exec, read, write or host)", g.Kind)
 	}
 	return nil
 }
@@ -345,7 +368,7 @@ func (s *GrantStore) add(g Grant) (Grant, bool, error) {
 	if err := g.check(); err != nil {
 		return Grant{}, false, fmt.Errorf("grant: %v", err)
 	}
-	if why := grantRefusal(g.Argv); !g.isFile() && why != "" {
+	if why := grantRefusal(g.Argv); g.isCommand() && why != "" {
 		return Grant{}, false, fmt.Errorf("grant refused for %q: %s", strings.Join(g.Argv, " "), why)
 	}
 	if slices.Contains(g.Argv, DynamicWord) {
@@ -377,7 +400,7 @@ func (s *GrantStore) add(g Grant) (Grant, bool, error) {
 	}
 	for _, old := range s.grants {
 		if old.Saved == g.Saved && old.Session == g.Session && old.Prefix == g.Prefix && old.Kind == g.Kind &&
-			old.Path == g.Path && old.Program == g.Program && slices.Equal(old.Argv, g.Argv) {
+			old.Path == g.Path && old.Host == g.Host && old.Port == g.Port && old.Program == g.Program && slices.Equal(old.Argv, g.Argv) {
 			return old, false, nil // already granted
 		}
 	}
@@ -641,7 +664,7 @@ func (e *Engine) auditGrant(kind string, g Grant) {
 		scope = "saved"
 	}
 	ev := AuditEvent{Kind: kind, Argv: redactArgv(g.Argv), Path: g.Path, Verdict: v, Rule: g.Rule(),
-		Reason: scope, By: "user", Grant: g.ID}
+		Reason: scope, By: "user", Grant: g.ID, Host: g.Host, Port: g.Port}
 	_ = e.Record(ev)
 }
 

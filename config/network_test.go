@@ -1,0 +1,111 @@
+package config
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestNetworkRules(t *testing.T) {
+	home, cwd, e := sandbox(t)
+	f := filepath.Join(home, "c.toml")
+	writeFile(t, f, `[policy.network]
+allow = ["proxy.golang.org", "*.NPMJS.org.", "example.com:8443", "[::1]:8080", "10.0.0.5", "proxy.golang.org"]
+deny  = ["*.evil.example"]
+unmatched = "deny"
+`)
+	cfg, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := cfg.Policy.Network
+	if want := []string{"proxy.golang.org", "*.npmjs.org", "example.com:8443", "[::1]:8080", "10.0.0.5"}; !slices.Equal(n.Allow, want) {
+		t.Errorf("allow %q, want %q", n.Allow, want)
+	}
+	if !slices.Equal(n.Deny, []string{"*.evil.example"}) || n.Unmatched != "deny" {
+		t.Errorf("deny %q unmatched %q", n.Deny, n.Unmatched)
+	}
+	if d := Default(cwd).Policy.Network; d.Unmatched != "ask" || d.Allow != nil || d.Deny != nil {
+		t.Errorf("default network %+v", d)
+	}
+}
+
+func TestNetworkRuleErrors(t *testing.T) {
+	home, cwd, e := sandbox(t)
+	f := filepath.Join(home, "c.toml")
+	cases := []struct{ doc, want string }{
+		{"[policy.network]\nallow = [\"*\"]\n", `:2:10: policy.network.allow: host rule "*" matches every host; say that with unmatched = "allow"`},
+		{"[policy.network]\nallow = [\"ok.com\", \"a*.com\"]\n", `:2:20: policy.network.allow: host rule "a*.com": a wildcard may only be a leading "*."`},
+		{"[policy.network]\ndeny = [\"x.com:0\"]\n", `:2:9: policy.network.deny: host rule "x.com:0": port "0" is not between 1 and 65535`},
+		{"[policy.network]\nallow = [\"bücher.de\"]\n", `:2:10: policy.network.allow: host rule "bücher.de": write internationalised names as punycode (xn--…)`},
+		{"[policy.network]\nallow = [\"*.com\"]\n", `:2:10: policy.network.allow: host rule "*.com" covers a whole top-level domain; name the domain ("*.example.com")`},
+		{"[policy.network]\nallow = [\"http://x.com\"]\n", `:2:10: policy.network.allow: host rule "http://x.com": write the host name (and :port) only, not a URL or path`},
+		{"[policy.network]\nallow = [\"\"]\n", `:2:10: policy.network.allow: empty host rule`},
+		{"[policy.network]\ndeny = [\"*.corp.example\"]\nallow = [\"git.corp.example:443\"]\n", `:3:10: policy.network.allow: allow rule "git.corp.example:443" has no effect: deny rule "*.corp.example" covers it (deny > allow); remove it`},
+		{"[policy.network]\nunmatched = \"maybe\"\n", `:2:13: policy.network.unmatched: must be "allow", "ask" or "deny", not "maybe"`},
+		{"[policy.network]\nallowed = []\n", `:2:1: policy.network.allowed: unknown key`},
+	}
+	for _, c := range cases {
+		writeFile(t, f, c.doc)
+		_, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get})
+		if err == nil || err.Error() != f+c.want {
+			t.Errorf("%q:\n err = %v\nwant  %s", c.doc, err, f+c.want)
+		}
+	}
+}
+
+func TestNetworkProjectTightensOnly(t *testing.T) {
+	_, cwd, e := sandbox(t)
+	proj := filepath.Join(cwd, ProjectFileName)
+	writeFile(t, proj, "[policy.network]\ndeny = [\"pastebin.com\"]\nunmatched = \"deny\"\n")
+	cfg, err := Load(LoadOptions{Cwd: cwd, Getenv: e.get})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := cfg.Policy.Network; !slices.Equal(n.Deny, []string{"pastebin.com"}) || n.Unmatched != "deny" {
+		t.Errorf("network %+v", n)
+	}
+	for doc, want := range map[string]string{
+		"[policy.network]\nallow = [\"x.com\"]\n":   `:2:1: policy.network.allow: a project file (.acpterm.toml) may only tighten the policy; allow rules cannot be added`,
+		"[policy.network]\nunmatched = \"allow\"\n": `:2:1: policy.network.unmatched: a project file (.acpterm.toml) may only tighten the policy; "allow" is looser than the current "ask"`,
+	} {
+		writeFile(t, proj, doc)
+		if _, err := Load(LoadOptions{Cwd: cwd, Getenv: e.get}); err == nil || err.Error() != proj+want {
+			t.Errorf("err = %v\nwant  %s", err, proj+want)
+		}
+	}
+}
+
+func TestHostRuleMatching(t *testing.T) {
+	r := func(s string) HostRule {
+		h, err := ParseHostRule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	cases := []struct {
+		rule, host string
+		port       int
+		want       bool
+	}{
+		{"*.npmjs.org", "registry.npmjs.org", 443, true},
+		{"*.npmjs.org", "a.b.npmjs.org", 443, true},
+		{"*.npmjs.org", "npmjs.org", 443, false},
+		{"*.npmjs.org", "evilnpmjs.org", 443, false},
+		{"example.com:8443", "example.com", 8443, true},
+		{"example.com:8443", "example.com", 443, false},
+		{"example.com", "example.com", 22, true},
+		{"[::1]:8080", "::1", 8080, true},
+		{"::ffff:10.0.0.1", "10.0.0.1", 80, true},
+	}
+	for _, c := range cases {
+		if got := r(c.rule).Matches(c.host, c.port); got != c.want {
+			t.Errorf("%s matches %s:%d = %v, want %v", c.rule, c.host, c.port, got, c.want)
+		}
+	}
+	if !r("*.corp.example").Covers(r("a.corp.example:22")) || r("a.corp.example:22").Covers(r("a.corp.example")) ||
+		r("*.corp.example").Covers(r("corp.example")) || !r("x.com").Covers(r("x.com:1")) {
+		t.Error("Covers is wrong")
+	}
+}
