@@ -39,6 +39,7 @@ type cliOptions struct {
 	approve    string // "deny" | "allow"
 	auditLog   string
 	logFile    string
+	trace      string // --trace FILE: the JSON-RPC protocol trace
 	demo       bool
 	version    bool
 	help       bool
@@ -70,6 +71,8 @@ Flags:
   --approve MODE    headless answer to "ask" decisions: deny (default) or allow
   --audit-log FILE  audit log (default $XDG_STATE_HOME/acpterm/audit.jsonl)
   --log FILE        diagnostics log (default $XDG_STATE_HOME/acpterm/acpterm.log; rotated at 16 MiB, one old file kept)
+  --trace FILE      write every JSON-RPC message to and from the agent to FILE (JSONL,
+                    timestamped; for bug reports: it holds prompts, file contents and output)
   --demo            run the built-in scripted demo agent
   --version         print the version and exit
   --help            print this help and exit
@@ -92,6 +95,7 @@ func parseArgs(args []string) (cliOptions, error) {
 	fs.StringVar(&o.approve, "approve", "deny", "")
 	fs.StringVar(&o.auditLog, "audit-log", "", "")
 	fs.StringVar(&o.logFile, "log", "", "")
+	fs.StringVar(&o.trace, "trace", "", "")
 	fs.BoolVar(&o.demo, "demo", false, "")
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.BoolVar(&o.help, "help", false, "")

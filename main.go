@@ -115,6 +115,7 @@ type session struct {
 	audit   *permissions.AuditLog
 	mgr     *terminals.Manager
 	client  *acpclient.Client
+	trace   io.Closer // the --trace file, closed after the client (which writes to it)
 }
 
 func (s *session) close() {
@@ -123,6 +124,9 @@ func (s *session) close() {
 	}
 	if s.mgr != nil {
 		_ = s.mgr.Close()
+	}
+	if s.trace != nil {
+		_ = s.trace.Close()
 	}
 	if s.audit != nil {
 		_ = s.audit.Close()
@@ -264,9 +268,17 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		fmt.Fprint(std.err, line)
 		restoreEcho = noEcho(os.Stdin)
 	}
+	var trace io.Writer
+	if o.trace != "" {
+		tf, err := os.OpenFile(o.trace, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return exitUsage, fmt.Errorf("%w: --trace: %v", errUsage, err)
+		}
+		s.trace, trace = tf, tf
+	}
 	s.client, err = acpclient.Start(ctx, acpclient.Options{
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
-		Log: logger, Env: agentEnv,
+		Log: logger, Env: agentEnv, Mode: cfg.Agent.Mode, Trace: trace,
 	})
 	if startLine {
 		restoreEcho()

@@ -73,6 +73,10 @@ type Options struct {
 	LoadSession string
 	// ScreenSize is the size of agent-owned terminal screens (zero → 80x24).
 	ScreenSize terminals.Size
+	// Mode chooses the session mode at start ([agent] mode): "" or ModeAsking switches to the
+	// mode in which the agent asks before acting (the built-in table, ApprovingMode), ModeAgent
+	// keeps the agent's choice, anything else is the id of a mode the agent offers.
+	Mode string
 	// Trace, when set, receives every JSON-RPC line sent to or read from the agent as JSONL
 	// ({"t", "dir": "->"|"<-", "msg"}); writes are serialised. nil: no trace.
 	Trace io.Writer
@@ -152,6 +156,7 @@ type Client struct {
 	cancelTimer *time.Timer
 	stopPrompt  context.CancelFunc
 	approved    map[string]*approval // "cmd:"/"write:" key → what approved it, this turn
+	written     map[string]bool      // paths fs/write_text_file asked acpterm to write, this turn
 	pend        map[string]*pendingReq
 	pendSeq     int
 	tools       map[string]*ToolCall // what updates said of each tool call (for policy decisions and labels)
@@ -227,6 +232,14 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	}
 	nonce := newMarker()
 	env = append(append([]string(nil), env...), agentMarkerVar+"="+nonce)
+	if FamilyOf("", o.Command) == FamilyOpencode && o.Mode != ModeAgent {
+		if !hasEnv(env, "OPENCODE_PERMISSION") {
+			env = append(env, "OPENCODE_PERMISSION="+OpencodePermission)
+			c.info.ModeAsked = true
+		} else {
+			log.Info("opencode: OPENCODE_PERMISSION is already set; acpterm leaves it as it is")
+		}
+	}
 	c.proc, err = startAgent(o.Command, cwd, env, log)
 	if err != nil {
 		c.lifeStop()
@@ -253,7 +266,18 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 		c.q.abandon()
 		return nil, err
 	}
+	c.chooseMode()
 	return c, nil
+}
+
+// hasEnv reports whether env ("K=V" entries) sets key.
+func hasEnv(env []string, key string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, key+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Client) sdkLogger() *slog.Logger {
@@ -298,6 +322,7 @@ func (c *Client) handshake(ctx context.Context) error {
 		}
 	}
 	c.info.Cwd = c.o.Cwd
+	c.info.Family = FamilyOf(c.info.AgentName, c.o.Command)
 	c.mu.Unlock()
 	c.log.Info("agent initialized", "name", c.info.AgentName, "version", c.info.AgentVersion)
 
@@ -568,6 +593,7 @@ func (c *Client) promptLoop() {
 		ctx, stop := context.WithCancel(c.lifeCtx)
 		c.inTurn, c.cancelled, c.stopPrompt = true, false, stop
 		c.approved = map[string]*approval{}
+		c.written = map[string]bool{}
 		sid := c.sessionID
 		c.q.push(TurnStarted{Prompt: text})
 		c.mu.Unlock()
@@ -601,7 +627,12 @@ func (c *Client) promptLoop() {
 			}
 		}
 		c.cancelPending("cancel") // nothing of a finished turn may stay pending
-		c.endAgentTerms()         // nor may the turn's agent-owned terminals stay "running"
+		c.mu.Lock()
+		for _, ev := range c.flagUnaskedAtEndLocked() {
+			c.q.push(ev)
+		}
+		c.mu.Unlock()
+		c.endAgentTerms() // nor may the turn's agent-owned terminals stay "running"
 		c.q.push(end)
 	}
 }
@@ -732,23 +763,23 @@ func (c *Client) Cancel() {
 	}()
 }
 
-// SetMode switches the session mode (session/set_mode) and, on success, emits the
-// corresponding current_mode_update. Errors: no modes advertised (ErrNotSupported), an unknown
-// id, the agent's error, or a 30 s timeout.
+// SetMode switches the session mode: session/set_mode when the agent offers the modes API, else
+// session/set_config_option on its "mode" config option (as opencode offers its modes). On
+// success the matching current_mode_update or config_option_update is emitted. Errors: no
+// modes (ErrNotSupported), an unknown id, the agent's error, or a 30 s timeout.
 func (c *Client) SetMode(id string) error {
 	c.mu.Lock()
-	modes := c.info.Modes
+	ms := ModesOf(c.info.Modes, "", c.info.ConfigOptions)
 	sid := c.sessionID
 	c.mu.Unlock()
-	if modes == nil {
+	if len(ms.Options) == 0 {
 		return fmt.Errorf("acpclient: set mode %q: the agent has no modes: %w", id, ErrNotSupported)
 	}
-	known := false
-	for _, m := range modes.AvailableModes {
-		known = known || string(m.Id) == id
-	}
-	if !known {
+	if !ms.Has(id) {
 		return fmt.Errorf("acpclient: set mode %q: not one of the agent's modes", id)
+	}
+	if ms.ConfigID != "" {
+		return c.SetConfigOption(ms.ConfigID, id)
 	}
 	ctx, cancel := context.WithTimeout(c.lifeCtx, DefaultCallTimeout)
 	defer cancel()
@@ -760,6 +791,54 @@ func (c *Client) SetMode(id string) error {
 	c.applyUpdateLocked(u)
 	c.mu.Unlock()
 	return nil
+}
+
+// chooseMode applies Options.Mode once the session exists: it switches to the asking mode (or
+// the configured one) and says what it did in a Notice; a failure is a warning Notice, never
+// fatal.
+func (c *Client) chooseMode() {
+	c.mu.Lock()
+	info := c.info
+	c.mu.Unlock()
+	family := info.Family
+	ms := ModesOf(info.Modes, "", info.ConfigOptions)
+	setting := c.o.Mode
+	if setting == "" {
+		setting = ModeAsking
+	}
+	if setting == ModeAgent || len(ms.Options) == 0 {
+		if setting != ModeAgent && setting != ModeAsking {
+			c.q.push(Notice{Level: "warning", Text: fmt.Sprintf("[agent] mode = %q: the agent offers no modes", setting)})
+		}
+		return
+	}
+	target := setting
+	if setting == ModeAsking {
+		id, ok := ApprovingMode(family, ms)
+		if !ok {
+			if ModeAsks(family, ms.Current, info.ModeAsked) == AsksNo {
+				c.q.push(Notice{Level: "warning", Text: fmt.Sprintf("the agent's mode %q does not ask before acting, and acpterm knows no mode of this agent that does: switch with alt+m or set [agent] mode", ms.Name(ms.Current))})
+			}
+			return
+		}
+		target = id
+	} else if !ms.Has(setting) {
+		var ids []string
+		for _, o := range ms.Options {
+			ids = append(ids, o.ID)
+		}
+		c.q.push(Notice{Level: "warning", Text: fmt.Sprintf("[agent] mode = %q is not one of the agent's modes (%s); the agent's mode %q stays", setting, strings.Join(ids, ", "), ms.Current)})
+		return
+	}
+	if target == ms.Current {
+		return
+	}
+	if err := c.SetMode(target); err != nil {
+		c.q.push(Notice{Level: "warning", Text: fmt.Sprintf("could not switch the agent to mode %q: %v", target, err)})
+		return
+	}
+	c.log.Info("mode chosen", "from", ms.Current, "to", target, "setting", setting)
+	c.q.push(Notice{Level: "info", Text: fmt.Sprintf("mode %s → %s (chosen by acpterm; [agent] mode = \"agent\" keeps the agent's own)", ms.Name(ms.Current), ms.Name(target))})
 }
 
 // SetModel switches the model through session/set_model, the models API that gemini-cli and
@@ -791,6 +870,7 @@ func (c *Client) SetModel(id string) error {
 	m := *c.info.Models
 	m.CurrentModelId = id
 	c.info.Models = &m
+	c.q.push(ModelChanged{ModelID: id})
 	c.mu.Unlock()
 	return nil
 }

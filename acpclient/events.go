@@ -191,6 +191,24 @@ type Notice struct {
 	Level, Text string
 }
 
+// ModelChanged is emitted when SetModel switched the model through the models API (which has
+// no update notification of its own).
+type ModelChanged struct {
+	ModelID string
+}
+
+// ToolCallUnasked is emitted when a tool call that acts (kind execute, edit, delete or move) ran
+// without the agent asking the client first: no session/request_permission named it, and no
+// terminal/create or fs/write_text_file of acpterm's carried it out. It is also an audit record
+// of kind "unasked".
+type ToolCallUnasked struct {
+	ToolCallID string
+	Kind       acp.ToolKind
+	Title      string
+}
+
+func (ModelChanged) isEvent()       {}
+func (ToolCallUnasked) isEvent()    {}
 func (SessionStarted) isEvent()     {}
 func (TurnStarted) isEvent()        {}
 func (SessionUpdated) isEvent()     {}
@@ -268,6 +286,11 @@ type Info struct {
 	ConfigOptions []acp.SessionConfigOption
 	// Commands is the latest available_commands_update list.
 	Commands []acp.AvailableCommand
+	// Family is the agent family whose modes acpterm knows (FamilyOf; "" for other agents).
+	Family string
+	// ModeAsked is true when acpterm started the agent set up to ask (opencode with
+	// OPENCODE_PERMISSION); ModeAsks takes it.
+	ModeAsked bool
 }
 
 // ModelState is a session's models as the ACP models API (unstable; `models` in the session/new,

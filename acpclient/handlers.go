@@ -131,6 +131,9 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 	d := c.o.Engine.DecideWrite(p.Path)
 	key := "write:" + filepath.Clean(p.Path)
 	c.mu.Lock()
+	if c.written != nil {
+		c.written[filepath.Clean(p.Path)] = true
+	}
 	a := c.approved[key]
 	c.mu.Unlock()
 	approver := ""

@@ -211,7 +211,9 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 	tcID := string(p.ToolCall.ToolCallId)
 	c.mu.Lock()
 	var ti ToolCall
-	if known := c.tools[tcID]; known != nil {
+	if tcID != "" {
+		known := c.toolLocked(tcID)
+		known.asked = true
 		ti = *known
 	}
 	c.mu.Unlock()
@@ -336,6 +338,11 @@ func (c *Client) decideToolCall(ti *ToolCall) (*permissions.Decision, []string) 
 		return nil, nil
 	}
 	cmd, argv := commandOf(ti.RawInput)
+	if cmd == "" && len(argv) == 0 && ti.Kind == acp.ToolKindExecute {
+		// gemini-cli sends an execute request's command only as its title (no rawInput): judge
+		// that text, as the user reads it, rather than nothing.
+		cmd = strings.TrimSpace(strings.Trim(strings.TrimSpace(ti.Title), "`"))
+	}
 	hasCmd := cmd != "" || len(argv) > 0
 	switch {
 	case hasCmd && (ti.Kind == acp.ToolKindExecute || ti.Kind == "" || ti.Kind == acp.ToolKindOther):

@@ -58,8 +58,13 @@ type ToolCall struct {
 	Terminals []string
 	// PermissionID is the id of a pending PermissionAsked about this call, "" otherwise.
 	PermissionID string
+	// Unasked is set when the call ran without the agent asking first (ToolCallUnasked).
+	Unasked bool
 
 	agentIDs map[string]bool // the agent's ids of terminals this call announced in _meta
+	asked    bool            // client side: a session/request_permission named this call
+	ran      bool            // client side: it was in_progress or completed
+	flagged  bool            // client side: ToolCallUnasked was emitted
 }
 
 // Open reports whether the tool call has not finished (pending, in_progress or no status).
@@ -234,8 +239,25 @@ func (s *State) Apply(ev Event) {
 		s.closeOpen(StatusIncomplete)
 	case Notice:
 		s.Notices = append(s.Notices, e)
+	case ModelChanged:
+		if s.Info.Models != nil {
+			m := *s.Info.Models
+			m.CurrentModelId = e.ModelID
+			s.Info.Models = &m
+		}
+	case ToolCallUnasked:
+		s.tool(e.ToolCallID).Unasked = true
 	}
 }
+
+// Modes returns the session's modes, however the agent offers them (ModesOf).
+func (s *State) Modes() Modes { return ModesOf(s.Info.Modes, s.Mode, s.ConfigOptions) }
+
+// Models returns the session's models: a model config option or the models API (ModelsOf).
+func (s *State) Models() Modes { return ModelsOf(s.Info.Models, s.ConfigOptions) }
+
+// ModeAsks says whether the current mode makes the agent ask before acting (ModeAsks).
+func (s *State) ModeAsks() Asks { return ModeAsks(s.Info.Family, s.Modes().Current, s.Info.ModeAsked) }
 
 // ToolCall returns the tool call with the given id.
 func (s *State) ToolCall(id string) (*ToolCall, bool) {

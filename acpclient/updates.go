@@ -58,6 +58,7 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 		after = c.agentTerminalMetaLocked(string(tc.ToolCallId), ti, tc.Meta)
 		after = append(after, c.retitleAgentTermsLocked(string(tc.ToolCallId), ti)...)
 		after = append(after, c.rawOutputFallbackLocked(string(tc.ToolCallId), tc.Status, tc.RawOutput)...)
+		after = append(after, c.noteStatusLocked(string(tc.ToolCallId), ti, tc.Status)...)
 		if finalStatus(tc.Status) {
 			after = append(after, c.endAgentTermsLocked(string(tc.ToolCallId))...)
 		}
@@ -71,6 +72,7 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 		}
 		if tu.Status != nil {
 			after = append(after, c.rawOutputFallbackLocked(string(tu.ToolCallId), *tu.Status, tu.RawOutput)...)
+			after = append(after, c.noteStatusLocked(string(tu.ToolCallId), ti, *tu.Status)...)
 			if finalStatus(*tu.Status) {
 				after = append(after, c.endAgentTermsLocked(string(tu.ToolCallId))...)
 			}

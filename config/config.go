@@ -31,6 +31,10 @@ type Config struct {
 type Agent struct {
 	// Command is the agent argv used when nothing follows `--` on the command line.
 	Command []string
+	// Mode is the session mode acpterm switches the agent to at start: "asking" (the default:
+	// the mode in which the agent asks acpterm before it runs a command or edits a file, from
+	// a built-in table of agents), "agent" (keep the agent's own choice), or a mode id.
+	Mode string
 }
 
 // Policy is the [policy] table: where the agent may work and what it may run.

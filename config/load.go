@@ -111,9 +111,13 @@ func Default(cwd string) *Config {
 			KillGrace:    DefaultKillGrace,
 			MaxTerminals: DefaultMaxTerminals,
 		},
-		UI: UI{Theme: "auto"},
+		UI:    UI{Theme: "auto"},
+		Agent: Agent{Mode: DefaultAgentMode},
 	}
 }
+
+// DefaultAgentMode is [agent] mode's default: switch to the agent's asking mode.
+const DefaultAgentMode = "asking"
 
 // LoadOptions say where to look for configuration.
 type LoadOptions struct {
@@ -231,6 +235,7 @@ type fileConfig struct {
 
 type fileAgent struct {
 	Command *[]string `toml:"command"`
+	Mode    *string   `toml:"mode"`
 }
 
 type filePolicy struct {
@@ -368,6 +373,12 @@ func (l *loader) merge(cfg *Config, fc *fileConfig) error {
 			}
 		}
 		cfg.Agent.Command = slices.Clone(cmd)
+	}
+	if a := fc.Agent; a != nil && a.Mode != nil {
+		if strings.TrimSpace(*a.Mode) == "" {
+			return l.errf("agent.mode", `must be "asking", "agent" or a mode id of the agent (it is empty)`)
+		}
+		cfg.Agent.Mode = *a.Mode
 	}
 	if p := fc.Policy; p != nil {
 		if p.Roots != nil {

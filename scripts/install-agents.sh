@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # install-agents.sh [agent...]: install the pinned real ACP agents that acpterm's realagents tests run.
 #
+#   claude-current @agentclientprotocol/claude-agent-acp@0.101.0 (bundles Claude Code)
+#   codex-current  @agentclientprotocol/codex-acp@2.6.0 (Node adapter over the bundled codex)
+#   gemini         @google/gemini-cli@0.61.0 (`gemini --acp`)
+#   opencode       opencode-ai@1.18.33 (`opencode acp`; npm fetches the native binary)
 #   claude         @zed-industries/claude-agent-acp@0.23.1 and @agentclientprotocol/sdk@0.17.0
 #                  (the SDK's example agent, dist/examples/agent.js, is the "sdk-example" agent)
 #   claude-legacy  @zed-industries/claude-agent-acp@0.17.1 (uses the client's terminal/* and fs/*)
 #   codex          @zed-industries/codex-acp@0.16.0 (npm fetches the native binary for this platform)
-# With no argument all three are installed.
+# With no argument all seven are installed.
 #
 # Where: $ACPT_AGENTS_DIR (default $HOME/.cache/acpterm-agents). One npm prefix per agent
 # ($ACPT_AGENTS_DIR/<agent>), a shared npm cache ($ACPT_AGENTS_DIR/.npm-cache), npm's output in
@@ -20,20 +24,24 @@ set -u
 
 pins_of() {
   case $1 in
+    claude-current) echo "@agentclientprotocol/claude-agent-acp@0.101.0" ;;
+    codex-current) echo "@agentclientprotocol/codex-acp@2.6.0" ;;
+    gemini)        echo "@google/gemini-cli@0.61.0" ;;
+    opencode)      echo "opencode-ai@1.18.33" ;;
     claude)        echo "@zed-industries/claude-agent-acp@0.23.1 @agentclientprotocol/sdk@0.17.0" ;;
     claude-legacy) echo "@zed-industries/claude-agent-acp@0.17.1" ;;
     codex)         echo "@zed-industries/codex-acp@0.16.0" ;;
   esac
 }
-ALL="claude claude-legacy codex"
+ALL="claude-current codex-current gemini opencode claude claude-legacy codex"
 DIR=${ACPT_AGENTS_DIR:-$HOME/.cache/acpterm-agents}
 
 die() { echo "install-agents.sh: $*" >&2; exit 2; }
 
 for a in "$@"; do
   case $a in
-    claude|claude-legacy|codex) ;;
-    -h|--help) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    claude-current|codex-current|gemini|opencode|claude|claude-legacy|codex) ;;
+    -h|--help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) die "unknown agent '$a' (known: $ALL)" ;;
   esac
 done
@@ -63,6 +71,10 @@ platform() {
 entry_of() {
   local nm=$DIR/$1/node_modules
   case $1 in
+    claude-current) echo "$nm/@agentclientprotocol/claude-agent-acp/dist/index.js" ;;
+    codex-current) echo "$nm/@agentclientprotocol/codex-acp/dist/index.js" ;;
+    gemini)        echo "$nm/@google/gemini-cli/bundle/gemini.js" ;;
+    opencode)      echo "$nm/opencode-$(platform)/bin/opencode" ;;
     claude|claude-legacy) echo "$nm/@zed-industries/claude-agent-acp/dist/index.js" ;;
     codex)                echo "$nm/@zed-industries/codex-acp-$(platform)/bin/codex-acp" ;;
   esac
@@ -96,6 +108,9 @@ for agent in "$@"; do
     [ "$got" = "$want" ] || problem="$name is ${got:-missing}, want $want"
   done
   [ -n "$problem" ] || [ -e "$entry" ] || problem="$entry is missing (no binary for $(platform)?)"
+  if [ -z "$problem" ] && [ "$agent" = codex-current ] && [ ! -d "$prefix/node_modules/@openai/codex-$(platform)" ]; then
+    problem="$prefix/node_modules/@openai/codex-$(platform) is missing (no native codex for $(platform)?)"
+  fi
   if [ -n "$problem" ]; then
     printf '%-14s FAILED: %s\n' "$agent" "$problem"
     rc=1; continue

@@ -520,6 +520,11 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		if cancelledTurn(ctx, r, err) {
 			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 		}
+	case "permtitle": // permtitle LINE: gemini-cli's execute permission: the command only in the title, no rawInput
+		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: "call-title", Title: acp.Ptr(arg), Kind: acp.Ptr(acp.ToolKindExecute),
+				Status: acp.Ptr(acp.ToolCallStatusPending)}})
+		a.say("permission " + outcomeText(r, err))
 	case "goeson": // ignores session/cancel: once cancelled it still asks and runs, then ends normally
 		a.say("working")
 		select {
