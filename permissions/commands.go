@@ -199,7 +199,7 @@ func (p *commandPolicy) lookPath(name string, rt *cmdRuntime) string {
 // lies inside a root (a workspace executable the agent can write).
 func (p *commandPolicy) resolveProgram(name string, cwd cwdState, shell bool, rt *cmdRuntime) (real string, builtin, workspace bool) {
 	if !strings.Contains(name, "/") {
-		if shell && shellBuiltins[name] {
+		if _, ok := allowedBuiltins[name]; ok && shell {
 			return "", true, false
 		}
 		if rt != nil {
@@ -262,19 +262,6 @@ func (p *commandPolicy) workspaceProgram(name string, cwd cwdState) bool {
 		}
 	}
 	return false
-}
-
-// shellBuiltins are shell builtins that only change the shell's own state or print; inside a
-// script they are allowed unless a deny/ask rule says otherwise. Builtins that run code (eval,
-// source, trap, exec, command) are analysed by the shell walker; others (alias, hash, enable,
-// kill, fc …) are left to the rules.
-var shellBuiltins = map[string]bool{
-	"cd": true, "pushd": true, "popd": true, "dirs": true, "chdir": true,
-	"export": true, "unset": true, "set": true, "shift": true, "local": true, "readonly": true,
-	"declare": true, "typeset": true, "nameref": true, "exit": true, "return": true, "break": true,
-	"continue": true, "wait": true, ":": true, "true": true, "false": true, "test": true, "[": true,
-	"read": true, "getopts": true, "umask": true, "shopt": true, "times": true, "jobs": true,
-	"type": true, "mapfile": true, "readarray": true, "ulimit": true,
 }
 
 // match reports how rule r matches argv: 2 = definitely, 1 = maybe (a dynamic word sits where a
@@ -409,7 +396,7 @@ func (p *commandPolicy) decideLeaf(l *rawLeaf, rt *cmdRuntime) leafResult {
 			}
 		}
 		if base.rule == "unmatched" && builtin {
-			base = finding{verdict: Allow, rule: "builtin: " + l.argv[0], reason: l.argv[0] + " is a shell builtin that only changes the shell's state"}
+			base = finding{verdict: Allow, rule: "builtin: " + l.argv[0], reason: l.argv[0] + " is a shell builtin on the list acpterm allows (it only prints, tests, changes to a checked directory or ends the script)"}
 		}
 	}
 	if base.rule == "unmatched" {

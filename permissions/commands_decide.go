@@ -53,9 +53,13 @@ func (e *Engine) DecideCommand(r CommandRequest) Decision {
 		d.Argv = append([]string{r.Command}, r.Args...)
 	}
 
-	// 2. Environment.
+	// 2. Environment (relative PYTHONPATH entries are taken from the requested cwd).
 	var envFs []finding
-	d.Env, d.EnvAdded, envFs = p.buildEnv(r.Env, rt)
+	envDir := r.Cwd
+	if envDir == "" {
+		envDir = e.opts.Cwd
+	}
+	d.Env, d.EnvAdded, envFs = p.buildEnv(r.Env, rt, []string{envDir})
 
 	// 3. cwd.
 	cwd := r.Cwd
@@ -93,9 +97,10 @@ func (e *Engine) DecideCommand(r CommandRequest) Decision {
 			fd = e.DecideRead(abs)
 		}
 		// A redirect that writes follows [policy.fs] write like fs/write_text_file does, so
-		// `echo x > f` cannot bypass write = "ask". Reads through "<" are not held to
-		// [policy.fs] read: `cat f` names files no analysis follows either (policy.md c.6).
-		if fd.Verdict == Allow || (!write && fd.Rule == "fs.read") {
+		// `echo x > f` cannot bypass write = "ask". A read through "<" is judged like the same
+		// file named as an operand (`cat < f` like `cat f`, which no analysis follows either):
+		// neither [policy.fs] read nor the roots apply, deny_read globs still do.
+		if fd.Verdict == Allow || (!write && (fd.Rule == "fs.read" || fd.Rule == "outside roots")) {
 			return nil // inside a root, not protected, no deny glob
 		}
 		return &finding{verdict: fd.Verdict, rule: "redirect: " + fd.Rule, reason: fd.Reason, construct: "redirect to " + fd.Path}
@@ -108,7 +113,14 @@ func (e *Engine) DecideCommand(r CommandRequest) Decision {
 		}
 		return &finding{verdict: fd.Verdict, rule: "redirect: " + fd.Rule, reason: fd.Reason, construct: "redirect to " + fd.Path}
 	}
-	a.run(staticWords(d.Argv), actx{lang: syntax.LangPOSIX})
+	switch {
+	case d.Shell && r.Dialect == DialectBash:
+		// The agent's own tool runs the line, in bash (or the user's zsh): judged as bash, and
+		// as zsh too, so zsh-only constructs are at least ask.
+		a.script(r.Command, actx{lang: syntax.LangBash, langs: []syntax.LangVariant{syntax.LangBash, syntax.LangZsh}, via: []string{"bash -c"}})
+	default:
+		a.run(staticWords(d.Argv), actx{lang: syntax.LangPOSIX})
+	}
 	p.finish(&d, a, req, rt, func(l Leaf) (string, bool) { return e.grants.Allows(r.Session, l) })
 	return d
 }

@@ -202,12 +202,16 @@ func TestDecideCommandRequest(t *testing.T) {
 		{CommandRequest{Command: "ls -l", Args: []string{"x"}}, Ask, []string{"ls -l", "x"}, false, "no rule covers ls -l x"},
 		{CommandRequest{Command: ""}, Deny, []string{""}, false, "the command is empty"},
 		{CommandRequest{Command: "ls", Args: []string{"a\x00b"}}, Deny, []string{"ls", "a\x00b"}, false, "argument 1 contains a NUL byte"},
-		{CommandRequest{Command: "FOO=1"}, Allow, []string{"/bin/sh", "-c", "FOO=1"}, true, "runs no commands"},
+		// A bare assignment is not on the list of constructs acpterm allows (it could be
+		// BASH_CMDS[x]=… or set a variable a later expansion reads).
+		{CommandRequest{Command: "FOO=1"}, Ask, []string{"/bin/sh", "-c", "FOO=1"}, true, "assigns a shell variable (FOO=…)"},
+		{CommandRequest{Command: "# just a comment"}, Allow, []string{"/bin/sh", "-c", "# just a comment"}, true, "runs no commands"},
 		{CommandRequest{Command: "# just a comment"}, Allow, []string{"/bin/sh", "-c", "# just a comment"}, true, ""},
 		{CommandRequest{Command: "[[ -f x ]] && ls"}, Ask, []string{"/bin/sh", "-c", "[[ -f x ]] && ls"}, true, ""},
 		{CommandRequest{Command: "cd /etc && ls"}, Ask, []string{"/bin/sh", "-c", "cd /etc && ls"}, true, "cd to /etc, which is outside the roots"},
 		{CommandRequest{Command: "cd . && ls"}, Allow, []string{"/bin/sh", "-c", "cd . && ls"}, true, ""},
-		{CommandRequest{Command: `echo "files: $(ls | head -n 3)"`}, Allow, []string{"/bin/sh", "-c", `echo "files: $(ls | head -n 3)"`}, true, ""},
+		// Command substitution is not on the list of constructs acpterm allows.
+		{CommandRequest{Command: `echo "files: $(ls | head -n 3)"`}, Ask, []string{"/bin/sh", "-c", `echo "files: $(ls | head -n 3)"`}, true, "command substitution"},
 		{CommandRequest{Command: `git $(echo -c) log`}, Ask, []string{"/bin/sh", "-c", `git $(echo -c) log`}, true, "program-launching option"},
 	}
 	for _, c := range cases {
@@ -240,8 +244,13 @@ func TestDecideCommandGrants(t *testing.T) {
 	if _, err := f.e.grants.Add(Grant{Session: "s1", Argv: []string{"id"}}); err != nil {
 		t.Fatal(err)
 	}
+	d = f.e.DecideCommand(CommandRequest{Session: "s1", Command: "echo x | id"})
+	if d.Verdict != Allow || d.Leaves[1].Rule != "grant: "+d.Grant {
+		t.Errorf("granted leaf in a pipeline: %s %q %+v", d.Verdict, d.Rule, d.Leaves)
+	}
+	// Inside a substitution the leaf is granted, but the substitution itself still asks.
 	d = f.e.DecideCommand(CommandRequest{Session: "s1", Command: "echo $(id)"})
-	if d.Verdict != Allow || d.Leaves[0].Rule != "grant: "+d.Grant {
+	if d.Verdict != Ask || d.Rule != "construct: command substitution" || d.Leaves[0].Rule != "grant: "+d.Grant {
 		t.Errorf("granted leaf inside a substitution: %s %q %+v", d.Verdict, d.Rule, d.Leaves)
 	}
 	d = f.e.DecideCommand(CommandRequest{Session: "s1", Command: "id &"})

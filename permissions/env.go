@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,9 @@ var defaultPolicyPath = []string{"/usr/local/go/bin", "/usr/local/sbin", "/usr/l
 type envPolicy struct {
 	deny  []string
 	allow []string
+	// userDeny are the [policy.env] deny globs the user added to the built-in list: a name
+	// they match is denied whatever its value (safeEnvValue does not apply).
+	userDeny []string
 }
 
 func compileEnvPolicy(e config.Env) (*envPolicy, error) {
@@ -81,6 +85,11 @@ func compileEnvPolicy(e config.Env) (*envPolicy, error) {
 	}
 	if err := add(&p.deny, "policy.env.deny", e.Deny); err != nil {
 		return nil, err
+	}
+	for _, g := range e.Deny {
+		if !slices.Contains(config.BuiltinEnvDeny, g) && !slices.Contains(ExtraEnvDeny, g) {
+			p.userDeny = append(p.userDeny, g)
+		}
 	}
 	if err := add(&p.allow, "built-in env allow", BuiltinEnvAllow); err != nil {
 		return nil, err
@@ -184,7 +193,7 @@ func (p *commandPolicy) buildRuntime(getenv func(string) string) *cmdRuntime {
 // buildEnv builds the child environment for agent variables vars and returns the findings that
 // raise the verdict (denied or unknown names). env is "K=V" with later duplicates removed in
 // favour of the agent's value; added lists the agent's names in request order, once each.
-func (p *commandPolicy) buildEnv(vars []EnvVar, rt *cmdRuntime) (env, added []string, fs []finding) {
+func (p *commandPolicy) buildEnv(vars []EnvVar, rt *cmdRuntime, dirs []string) (env, added []string, fs []finding) {
 	kv := append([]envKV(nil), rt.base...)
 	seen := map[string]bool{}
 	for _, v := range vars {
@@ -196,11 +205,13 @@ func (p *commandPolicy) buildEnv(vars []EnvVar, rt *cmdRuntime) (env, added []st
 			fs = append(fs, finding{verdict: Deny, rule: "env: invalid value", reason: fmt.Sprintf("environment variable %s contains a NUL byte", v.Name)})
 			continue
 		}
-		if g, ok := p.env.denied(v.Name); ok {
+		if _, ok := p.safeEnvValue(v.Name, v.Value, dirs); ok {
+			// A harmless value of a denied name (a plain pager, the cgo switch, PYTHONPATH
+			// inside the roots): allowed like a name on the allow list.
+		} else if g, ok := p.env.denied(v.Name); ok {
 			fs = append(fs, finding{verdict: Deny, rule: "env deny: " + g, reason: fmt.Sprintf("the agent sets %s, which is on the env deny list (%s): it can make an allowed program run other code", v.Name, g)})
 			continue
-		}
-		if _, ok := p.env.allowed(v.Name); !ok {
+		} else if _, ok := p.env.allowed(v.Name); !ok {
 			fs = append(fs, finding{verdict: Ask, rule: "env: not allowed", reason: fmt.Sprintf("the agent sets %s, which is not on the env allow list ([policy.env] allow)", v.Name)})
 		}
 		for i := range kv {
@@ -259,4 +270,89 @@ func appendGitConfig(kv []envKV, settings [][2]string) []envKV {
 		kv = append(kv, count)
 	}
 	return kv
+}
+
+// plainPagers are the pager commands a pager variable may name and still count as harmless:
+// the program, then only options that change how text is shown (less -R, -F, -X, -S, -N …).
+var plainPagers = map[string]string{"cat": "", "less": "FRXSNiIMmKeEqQsrwJ", "more": ""}
+
+// pagerVars are the variables whose value a program runs as a pager command (git and gh run it
+// with sh -c, man with its own shell, systemd and bat directly).
+var pagerVars = setOf("PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "GH_PAGER", "BAT_PAGER", "DELTA_PAGER")
+
+// safeEnvValue reports whether the variable name set to value is harmless even though name is
+// on the env deny list: a pager variable set to a plain pager (cat, more, or less with display
+// options only, nothing else on the line), CGO_ENABLED set to 0 or 1 (the cgo switch; the
+// compilers it may run are named by CC/CGO_* and stay denied), and PYTHONPATH whose every entry
+// lies inside the roots (relative entries from every candidate directory in dirs; the code
+// found there is workspace code, which an allowed python already runs). It returns the reason
+// for the audit trail.
+func (p *commandPolicy) safeEnvValue(name, value string, dirs []string) (string, bool) {
+	if p.env != nil {
+		for _, g := range p.env.userDeny {
+			if ok, _ := path.Match(strings.ToUpper(g), strings.ToUpper(name)); ok {
+				return "", false
+			}
+		}
+	}
+	switch {
+	case pagerVars[strings.ToUpper(name)]:
+		if value == "" {
+			return name + " is empty (no pager)", true
+		}
+		words := strings.Split(value, " ")
+		opts, ok := plainPagers[words[0]]
+		if !ok {
+			return "", false
+		}
+		for _, w := range words[1:] {
+			if len(w) < 2 || w[0] != '-' || strings.Trim(w[1:], opts) != "" {
+				return "", false
+			}
+		}
+		return name + "=" + value + " names a plain pager", true
+	case name == "CGO_ENABLED":
+		return "CGO_ENABLED=" + value + " only switches cgo", value == "0" || value == "1"
+	case name == "PYTHONPATH":
+		if p.roots == nil || value == "" {
+			return "", false
+		}
+		for _, entry := range strings.Split(value, ":") {
+			if entry == "" || strings.ContainsAny(entry, "*?[") {
+				return "", false // an empty entry is the current directory of whoever runs python
+			}
+			var cands []string
+			if filepath.IsAbs(entry) {
+				cands = []string{entry}
+			} else {
+				if len(dirs) == 0 {
+					return "", false
+				}
+				for _, d := range dirs {
+					cands = append(cands, d+"/"+entry)
+				}
+			}
+			for _, c := range cands {
+				real, err := realPath(c)
+				if err != nil || !p.roots.Contains(real) {
+					return "", false
+				}
+			}
+		}
+		return "PYTHONPATH=" + value + " lies inside the roots", true
+	}
+	return "", false
+}
+
+// envValue checks one variable a script hands to a child with a known value: a harmless value
+// of a denied name (safeEnvValue) is fine; otherwise the name is checked as usual (varName, and
+// exportName when exported).
+func (a *analyzer) envValue(name, value string, known bool, what string, exported bool) {
+	if known {
+		if _, ok := a.pol.safeEnvValue(name, value, a.cwd.dirs); ok {
+			return
+		}
+	}
+	a.varName(name, what)
+	a.exportName(name, exported)
 }

@@ -73,7 +73,9 @@ func TestBuildEnv(t *testing.T) {
 		{[]EnvVar{{"CI", "1"}, {"LANG", "C"}, {"MY_X", "2"}, {"CI", "true"}},
 			[]string{"HOME=/home/u", "USER=u", "PATH=/usr/bin", "LANG=C", "MY_X=2", "CI=true", gitKey0, gitVal0, gitCount1}, []string{"CI", "LANG", "MY_X"}, nil, ""},
 		{[]EnvVar{{"FOO", "1"}}, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", "FOO=1", gitKey0, gitVal0, gitCount1}, []string{"FOO"}, []string{"env: not allowed"}, "the agent sets FOO, which is not on the env allow list"},
-		{[]EnvVar{{"GIT_PAGER", "cat"}}, nil, nil, []string{"env deny: GIT_*"}, "GIT_PAGER, which is on the env deny list (GIT_*)"},
+		{[]EnvVar{{"GIT_PAGER", "sh -c id"}}, nil, nil, []string{"env deny: GIT_*"}, "GIT_PAGER, which is on the env deny list (GIT_*)"},
+		// A plain pager is harmless even though GIT_* is denied.
+		{[]EnvVar{{"GIT_PAGER", "cat"}}, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", "GIT_PAGER=cat", gitKey0, gitVal0, gitCount1}, []string{"GIT_PAGER"}, nil, ""},
 		{[]EnvVar{{"npm_config_script_shell", "/w/x"}}, nil, nil, []string{"env deny: NPM_CONFIG_*"}, ""},
 		{[]EnvVar{{"BASH_FUNC_ls%%", "() { id; }"}}, nil, nil, []string{"env: invalid name"}, `"BASH_FUNC_ls%%" is not valid`},
 		{[]EnvVar{{"BASH_FUNC_ls", "() { id; }"}}, nil, nil, []string{"env deny: BASH_FUNC_*"}, ""},
@@ -81,7 +83,7 @@ func TestBuildEnv(t *testing.T) {
 		{[]EnvVar{{"", "x"}, {"A=B", "x"}}, nil, nil, []string{"env: invalid name", "env: invalid name"}, ""},
 	}
 	for _, c := range cases {
-		env, added, fs := p.buildEnv(c.vars, rt)
+		env, added, fs := p.buildEnv(c.vars, rt, nil)
 		var rules []string
 		for _, f := range fs {
 			rules = append(rules, f.rule)

@@ -67,7 +67,7 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 	}
 	d := Decision{Verdict: Deny, Path: path}
 	if entry {
-		if st, err := os.Lstat(filepath.Clean(path)); err != nil || st.Mode()&os.ModeSymlink == 0 || !filepath.IsAbs(path) {
+		if st, err := os.Lstat(physicalClean(path)); err != nil || st.Mode()&os.ModeSymlink == 0 || !filepath.IsAbs(path) {
 			entry = false
 		}
 	}
@@ -75,8 +75,8 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 	var err error
 	if entry {
 		var dir string
-		if dir, _, err = e.roots.Resolve(filepath.Dir(filepath.Clean(path))); err == nil {
-			real = filepath.Join(dir, filepath.Base(filepath.Clean(path)))
+		if dir, _, err = e.roots.Resolve(filepath.Dir(physicalClean(path))); err == nil {
+			real = filepath.Join(dir, filepath.Base(physicalClean(path)))
 		}
 	} else {
 		real, _, err = e.roots.Resolve(path)
@@ -100,7 +100,7 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 	if write {
 		ok, why := e.Protected(real)
 		if !ok { // the name asked for counts too (a link planted at .git/hooks/x)
-			ok, why = e.Protected(filepath.Clean(path))
+			ok, why = e.Protected(physicalClean(path))
 		}
 		if ok {
 			d.Rule = "protected"
@@ -123,10 +123,10 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 	// requested name is itself a concern for writes.
 	// Removing or renaming a link (entry) touches neither its target nor the target's inode.
 	var why string
-	if st, err := os.Lstat(filepath.Clean(path)); err == nil && !entry {
+	if st, err := os.Lstat(physicalClean(path)); err == nil && !entry {
 		why = oddFile(st, write)
 	}
-	if why == "" && real != filepath.Clean(path) && !entry {
+	if why == "" && real != physicalClean(path) && !entry {
 		if st, err := os.Lstat(real); err == nil {
 			why = oddFile(st, write)
 		}
@@ -230,7 +230,7 @@ func (e *Engine) getenv(k string) string {
 // path; relative globs are matched against the real path relative to every root. A glob that
 // matches a parent directory of the path also matches (deny "secrets" covers secrets/key).
 func matchDenyGlob(globs []string, path, real string, roots []string, getenv func(string) string) (string, bool) {
-	clean := filepath.Clean(path)
+	clean := physicalClean(path)
 	for _, g := range globs {
 		pat := g
 		if pat == "~" || strings.HasPrefix(pat, "~/") {

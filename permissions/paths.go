@@ -105,7 +105,33 @@ func (r *Roots) Resolve(p string) (real, root string, err error) {
 	return real, root, nil
 }
 
-// realPath cleans p and resolves symlinks in its longest existing prefix.
+// physicalClean removes "." and ".." from the absolute path p the way the kernel walks it: a
+// ".." goes up from where the components before it really lead (symlinks followed), not from
+// the text before it, so link/../x is the x next to link's target. The last component is not
+// followed. A ".." after a component that does not exist is applied to the text (the kernel
+// would fail the lookup; the result is only used to judge the path).
+func physicalClean(p string) string {
+	if !strings.Contains(p, "..") || !filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	cur := "/"
+	for _, c := range strings.Split(p, "/") {
+		switch c {
+		case "", ".":
+		case "..":
+			if real, err := filepath.EvalSymlinks(cur); err == nil {
+				cur = real
+			}
+			cur = filepath.Dir(cur)
+		default:
+			cur = filepath.Join(cur, c)
+		}
+	}
+	return cur
+}
+
+// realPath resolves p physically (physicalClean, then symlinks in its longest existing prefix;
+// a dangling last link is followed by hand).
 func realPath(p string) (string, error) {
 	if p == "" {
 		return "", fmt.Errorf("%w: empty path", ErrInvalid)
@@ -116,7 +142,7 @@ func realPath(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("%w: path %q is not absolute", ErrInvalid, p)
 	}
-	clean := filepath.Clean(p)
+	clean := physicalClean(p)
 	var rest []string
 	cur := clean
 	for hops := 0; ; {

@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -34,6 +35,7 @@ type finding struct {
 	rule      string // e.g. "construct: command substitution"
 	reason    string // one line naming what was found
 	construct string // short name for Decision.Constructs ("" = not a construct)
+	gate      bool   // recorded by the allow-list gate (gate.go), not by the walk
 }
 
 // rawLeaf is a simple command found by the analysis, before rule matching.
@@ -54,6 +56,9 @@ type cwdState struct {
 	dirs    []string
 	unknown bool
 }
+
+// union returns the directories of c and d together (a later command may run in either).
+func (c cwdState) union(d cwdState) cwdState { return c.with(d.dirs, d.unknown) }
 
 func (c cwdState) with(dirs []string, unknown bool) cwdState {
 	out := cwdState{unknown: c.unknown || unknown}
@@ -83,9 +88,12 @@ type actx struct {
 	wrappers [][]string
 	depth    int // nesting of re-parsed scripts, substitutions and subshells
 	lang     syntax.LangVariant
-	shell    bool // inside a parsed shell script
-	maybe    bool
-	notes    []finding // findings every leaf under this context carries (sudo, xargs, find -exec)
+	// langs are the dialects a script given to script() is read in, strictest wins (a line
+	// /bin/sh runs must hold for dash and bash); nil means lang alone.
+	langs []syntax.LangVariant
+	shell bool // inside a parsed shell script
+	maybe bool
+	notes []finding // findings every leaf under this context carries (sudo, xargs, find -exec)
 }
 
 func (c actx) nest(label string) actx {
@@ -155,6 +163,11 @@ type analyzer struct {
 	// allexport is set once the script ran set -a / set -o allexport: every later assignment
 	// is exported to children.
 	allexport bool
+	// dedupe counts the leaves found by the first dialect's pass over a script read in several
+	// dialects; secondPass is set while a later dialect's pass runs, whose leaves already found
+	// are not recorded again (nor counted against MaxLeaves or MaxScriptBytes).
+	dedupe     map[string]int
+	secondPass bool
 }
 
 func newAnalyzer(pol *commandPolicy, cwd, home string, judge func(string, bool) *finding) *analyzer {
@@ -212,12 +225,17 @@ func controlChar(s string) (rune, bool) {
 	return 0, false
 }
 
-// script parses src in dialect lang and analyses every command in it.
+// script parses src in every dialect that may run it (c.langs, or c.lang alone) and analyses
+// every command in it under each: the strictest reading wins. A line that parses in one dialect
+// and not in another is at least ask (the shells read it differently); leaves found again by a
+// later dialect's pass are not counted twice.
 func (a *analyzer) script(src string, c actx) {
 	if a.over != "" {
 		return
 	}
-	a.bytes += len(src)
+	if !a.secondPass {
+		a.bytes += len(src)
+	}
 	if a.bytes > MaxScriptBytes {
 		a.overBudget(fmt.Sprintf("shell text is larger than %d bytes", MaxScriptBytes))
 		return
@@ -229,28 +247,122 @@ func (a *analyzer) script(src string, c actx) {
 	if r, bad := controlChar(src); bad {
 		a.note(Ask, "control character", fmt.Sprintf("script contains control character %U; the shell and the parser may split it differently", r))
 	}
-	f, err := syntax.NewParser(syntax.Variant(c.lang)).Parse(strings.NewReader(src), "")
-	if err != nil {
-		a.note(Ask, "unparsable script", fmt.Sprintf("script does not parse as %s (%v); it cannot be analysed", langName(c.lang), err))
+	langs := c.langs
+	if len(langs) == 0 {
+		langs = []syntax.LangVariant{c.lang}
+	}
+	c.langs = nil
+	type parsed struct {
+		lang syntax.LangVariant
+		f    *syntax.File
+	}
+	var ok []parsed
+	var failed []string
+	var firstErr error
+	for _, l := range langs {
+		f, err := parseScript(src, l)
+		if err != nil {
+			failed = append(failed, langName(l))
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		ok = append(ok, parsed{l, f})
+	}
+	if len(ok) == 0 {
+		a.note(Ask, "unparsable script", fmt.Sprintf("script does not parse as %s (%v); it cannot be analysed", langName(c.lang), firstErr))
 		return
 	}
+	if len(failed) > 0 {
+		a.note(Ask, "dialect difference", fmt.Sprintf("script parses as %s but not as %s (%v); the shells that may run it read it differently", langName(ok[0].lang), strings.Join(failed, ", "), firstErr))
+	}
 	c.shell = true
-	a.stmts(f.Stmts, c)
+	outer := a.dedupe == nil && len(ok) > 1
+	if outer {
+		a.dedupe = map[string]int{}
+	}
+	savedCwd, savedSecond := a.cwd, a.secondPass
+	var after cwdState
+	for i, p := range ok {
+		cc := c
+		cc.lang = p.lang
+		a.cwd = savedCwd
+		if outer {
+			a.secondPass = i > 0
+		}
+		a.stmts(p.f.Stmts, cc)
+		a.gate(p.f, cc)
+		if i == 0 {
+			after = a.cwd
+		} else {
+			after = after.union(a.cwd)
+		}
+	}
+	a.cwd = after
+	a.secondPass = savedSecond
+	if outer {
+		a.dedupe = nil
+	}
 }
 
+// parseScript parses src as lang, keeping comments. A comment that ends in a backslash is
+// read by mvdan.cc/sh as continuing onto the next line, which no shell does: such a backslash
+// is replaced by a space before parsing again, so the next line is analysed as the shell runs
+// it (the gate still asks about the comment).
+func parseScript(src string, lang syntax.LangVariant) (*syntax.File, error) {
+	for tries := 0; ; tries++ {
+		f, err := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
+		if err != nil || tries > 16 {
+			return f, err
+		}
+		fixed := src
+		syntax.Walk(f, func(n syntax.Node) bool {
+			cm, ok := n.(*syntax.Comment)
+			if !ok {
+				return true
+			}
+			// The parser's comment text runs to the end of the line it believes in: it ends
+			// in "\\\n" when it swallowed the newline.
+			end := -1
+			switch {
+			case strings.HasSuffix(cm.Text, "\\\n"):
+				end = int(cm.Hash.Offset()) + 1 + len(cm.Text) - 2
+			case strings.HasSuffix(cm.Text, "\\"):
+				end = int(cm.Hash.Offset()) + 1 + len(cm.Text) - 1
+			}
+			if end >= 0 && end < len(fixed) && fixed[end] == '\\' {
+				fixed = fixed[:end] + " " + fixed[end+1:]
+			}
+			return true
+		})
+		if fixed == src {
+			return f, nil
+		}
+		src = fixed
+	}
+}
+
+// stmts analyses a list of statements run one after the other (; or newlines): each one starts
+// in any directory the one before may have left the shell in, whether it succeeded or failed.
 func (a *analyzer) stmts(list []*syntax.Stmt, c actx) {
 	for _, s := range list {
 		if a.over != "" {
 			return
 		}
-		a.stmt(s, c)
+		fail := a.stmt(s, c)
+		a.cwd = a.cwd.union(fail)
 	}
 }
 
-func (a *analyzer) stmt(s *syntax.Stmt, c actx) {
+// stmt analyses one statement. On return a.cwd holds the directories the shell may be in when
+// the statement succeeded, and the result those when it failed; `cd sub && make && cd ..` is
+// followed exactly (the commands after a cd run only where it succeeded).
+func (a *analyzer) stmt(s *syntax.Stmt, c actx) cwdState {
 	if s == nil {
-		return
+		return a.cwd
 	}
+	entry := a.cwd
 	if s.Background || s.Disown {
 		a.note(Ask, "background process", "a command runs in the background (&) and may outlive the terminal")
 	}
@@ -260,10 +372,23 @@ func (a *analyzer) stmt(s *syntax.Stmt, c actx) {
 	for _, r := range s.Redirs {
 		a.redirect(r, c)
 	}
-	a.command(s.Cmd, c)
+	fail := a.command(s.Cmd, c)
+	if s.Negated {
+		succ := a.cwd
+		a.cwd, fail = fail, succ
+	}
+	if s.Background || s.Coprocess {
+		// A background job runs in a subshell: its cd does not move this shell.
+		a.cwd = entry
+		return entry
+	}
+	return fail
 }
 
-func (a *analyzer) command(cmd syntax.Command, c actx) {
+// command analyses one command and returns the directories the shell may be in when it failed
+// (a.cwd holds those after success).
+func (a *analyzer) command(cmd syntax.Command, c actx) cwdState {
+	entry := a.cwd
 	switch x := cmd.(type) {
 	case nil:
 	case *syntax.CallExpr:
@@ -271,25 +396,73 @@ func (a *analyzer) command(cmd syntax.Command, c actx) {
 		// no child (IFS= read -r l) they do not.
 		exported := len(x.Args) > 0
 		if len(x.Args) > 0 {
-			if s, ok := a.static(x.Args[0], c); ok && shellBuiltins[s] && s != "exec" {
-				exported = false
+			if s, ok := a.static(x.Args[0], c); ok && c.shell {
+				if _, builtin := allowedBuiltins[s]; builtin && s != "command" {
+					exported = false
+				}
 			}
 		}
 		for _, as := range x.Assigns {
 			a.assign(as, c, exported)
 		}
 		if len(x.Args) == 0 {
-			return
+			return entry
 		}
 		a.setOptions(x.Args, c)
 		a.run(a.words(x.Args, c), c)
+		return entry // a failed cd leaves the directory as it was
 	case *syntax.BinaryCmd:
-		a.stmt(x.X, c)
-		a.stmt(x.Y, c)
+		switch x.Op {
+		case syntax.AndStmt:
+			failX := a.stmt(x.X, c)
+			failY := a.stmt(x.Y, c)
+			return failX.union(failY)
+		case syntax.OrStmt:
+			failX := a.stmt(x.X, c)
+			succX := a.cwd
+			a.cwd = failX
+			failY := a.stmt(x.Y, c)
+			a.cwd = succX.union(a.cwd)
+			return failY
+		default:
+			// Pipeline elements run in subshells (in zsh the last one runs in this shell).
+			a.stmt(x.X, c)
+			a.cwd = entry
+			fail := a.stmt(x.Y, c)
+			if c.lang == syntax.LangZsh {
+				a.cwd = entry.union(a.cwd).union(fail)
+			} else {
+				a.cwd = entry
+			}
+			return a.cwd
+		}
 	case *syntax.Block:
 		a.stmts(x.Stmts, c)
+		return a.cwd
 	case *syntax.Subshell:
 		a.stmts(x.Stmts, a.deeper(c, ""))
+		a.cwd = entry
+		return entry
+	default:
+		a.compound(cmd, c)
+		after := entry.union(a.cwd)
+		switch cmd.(type) {
+		case *syntax.WhileClause, *syntax.ForClause:
+			if len(after.dirs) != len(entry.dirs) {
+				after.unknown = true // a cd repeated by the loop may go anywhere
+			}
+		}
+		a.cwd = after
+		return a.cwd
+	}
+	return entry
+}
+
+// compound analyses the commands inside a compound command other than a list, pipeline, group
+// or subshell (if, loops, case, functions, [[ ]], declarations …); the directory after it is
+// taken as any the commands inside may leave.
+func (a *analyzer) compound(cmd syntax.Command, c actx) {
+	switch x := cmd.(type) {
 	case *syntax.IfClause:
 		for ic := x; ic != nil; ic = ic.Else {
 			a.stmts(ic.Cond, c)
@@ -373,8 +546,11 @@ func (a *analyzer) deeper(c actx, label string) actx {
 // assign checks one assignment: its name against the env deny list, its value for substitutions.
 func (a *analyzer) assign(as *syntax.Assign, c actx, exported bool) {
 	if as.Name != nil {
-		a.varName(as.Name.Value, "assignment")
-		a.exportName(as.Name.Value, exported)
+		v, known := "", as.Value == nil
+		if as.Value != nil {
+			v, known = a.static(as.Value, c)
+		}
+		a.envValue(as.Name.Value, v, known && as.Index == nil && !as.Append && as.Array == nil, "assignment", exported)
 		if as.Index != nil {
 			a.arith(as.Index, c)
 		}
@@ -944,35 +1120,80 @@ func (a *analyzer) redirect(r *syntax.Redirect, c actx) {
 		a.note(Ask, "dynamic redirect", fmt.Sprintf("redirect %s to a target only known at run time", r.Op))
 		return
 	}
-	a.checkPath(s, write, "redirect "+r.Op.String()+" "+s)
+	a.checkRedirect(s, write, "redirect "+r.Op.String()+" "+s)
 }
 
-// checkPath resolves a path used by a command (redirect target, time -o FILE) against every
-// candidate cwd and records a finding when it is not fine.
+// checkPath resolves a path used by a command (redirect target, time -o FILE, a writer's
+// operand) against every candidate cwd and records a finding when it is not fine. The path is
+// judged physically, as the kernel will open it (symlinks followed before a later ".."), and it
+// must lead to a regular file or /dev/null: /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N
+// and /proc/… re-open whatever file sits behind a descriptor (for writing, too), and other
+// devices, FIFOs and directories are not files whose contents the policy can judge.
 func (a *analyzer) checkPath(p string, write bool, what string) {
-	if isHarmlessDevice(p) {
+	a.checkTarget(p, write, false, what)
+}
+
+// checkRedirect is checkPath for a redirect target, which must also be a regular file (or one
+// still to be created) or /dev/null.
+func (a *analyzer) checkRedirect(p string, write bool, what string) {
+	a.checkTarget(p, write, true, what)
+}
+
+func (a *analyzer) checkTarget(p string, write, redirect bool, what string) {
+	if p == "/dev/null" {
 		return
 	}
 	var abs []string
 	if filepath.IsAbs(p) {
-		abs = []string{filepath.Clean(p)}
+		abs = []string{p}
 	} else {
 		if a.cwd.unknown {
 			a.note(Ask, "unknown directory", what+": relative to a directory only known at run time")
 		}
 		for _, d := range a.cwd.dirs {
-			abs = append(abs, filepath.Join(d, p))
+			abs = append(abs, d+"/"+p)
 		}
 	}
-	if a.judge == nil {
-		return
-	}
 	for _, q := range abs {
+		if why := specialTarget(q, redirect); why != "" {
+			a.notes = append(a.notes, finding{verdict: Ask, rule: "construct: special file", reason: what + ": " + why, construct: "special file target"})
+			continue
+		}
+		if a.judge == nil {
+			continue
+		}
 		if f := a.judge(q, write); f != nil {
 			f.reason = what + ": " + f.reason
 			a.notes = append(a.notes, *f)
 		}
 	}
+}
+
+// specialTarget says why the absolute path p, resolved physically, is a descriptor alias or a
+// path under /proc, /dev (but /dev/null) or /sys, or, for a redirect target, not a regular file
+// (or one still to be created); "" when it is fine.
+func specialTarget(p string, redirect bool) string {
+	clean := filepath.Clean(p)
+	switch {
+	case clean == "/dev/stdin" || clean == "/dev/stdout" || clean == "/dev/stderr" || strings.HasPrefix(clean, "/dev/fd/") || clean == "/dev/fd":
+		return clean + " re-opens whatever file sits behind a file descriptor"
+	}
+	real, err := realPath(p)
+	if err != nil {
+		return "cannot be resolved: " + err.Error()
+	}
+	if real == "/dev/null" {
+		return ""
+	}
+	for _, dir := range []string{"/proc", "/dev", "/sys"} {
+		if within(dir, real) {
+			return real + " is under " + dir + ", not a regular file"
+		}
+	}
+	if st, err := os.Stat(real); err == nil && redirect && !st.Mode().IsRegular() {
+		return real + " is not a regular file (" + fileType(st.Mode()) + ")"
+	}
+	return ""
 }
 
 // checkEntry is checkPath for a directory entry that is removed or moved as such (rm, unlink,
@@ -998,18 +1219,6 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
-}
-
-// isHarmlessDevice reports device paths a redirect may always use.
-func isHarmlessDevice(p string) bool {
-	switch p {
-	case "/dev/null", "/dev/zero", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/random", "/dev/urandom":
-		return true
-	}
-	if rest, ok := strings.CutPrefix(p, "/dev/fd/"); ok && isDigits(rest) {
-		return true
-	}
-	return false
 }
 
 // run analyses one command given as words: shell builtins, wrappers and shells are peeled and
@@ -1041,7 +1250,17 @@ func (a *analyzer) run(words []wv, c actx) {
 			a.leaf(words, c, finding{verdict: Ask, rule: "construct: function call", reason: "calls shell function " + name + " defined in the script", construct: "function call"})
 			return
 		}
-		if a.builtin(name, words, c) {
+		gateWhy := ""
+		if shellBuiltinNames[name] {
+			if why, ok := builtinOK(words); !ok {
+				gateWhy = why
+			}
+		}
+		handled := a.builtin(name, words, c)
+		if gateWhy != "" {
+			a.gateNote("builtin "+name, gateWhy) // after the walk's own, more specific findings
+		}
+		if handled {
 			return
 		}
 	}
@@ -1058,6 +1277,17 @@ func (a *analyzer) run(words []wv, c actx) {
 
 // leaf records a simple command.
 func (a *analyzer) leaf(words []wv, c actx, notes ...finding) *rawLeaf {
+	if a.dedupe != nil {
+		key := strings.Join(wvStrings(words), "\x00") + "\x01" + strings.Join(c.via, "\x00") + "\x01" + strings.Join(a.cwd.dirs, "\x00")
+		if a.secondPass {
+			if a.dedupe[key] > 0 {
+				a.dedupe[key]--
+				return &rawLeaf{argv: wvStrings(words), cwd: a.cwd}
+			}
+		} else {
+			a.dedupe[key]++
+		}
+	}
 	if len(a.leaves) >= MaxLeaves {
 		a.overBudget(fmt.Sprintf("more than %d simple commands", MaxLeaves))
 		return &rawLeaf{}
@@ -1217,26 +1447,19 @@ func (a *analyzer) builtin(name string, words []wv, c actx) bool {
 	return false
 }
 
-// cd records the new candidate working directories after cd/pushd (B27).
+// cd sets the directories the shell is in after a successful cd/pushd to args' target (the
+// caller keeps the old ones for when it fails). A relative target is taken from every candidate
+// directory the way cd -L does (lexically, then made real); cd -P resolves it physically. A
+// target outside the roots, a target only known at run time, cd -, cd +N/-N (directory stack)
+// and cd with no target (HOME) are at least ask: later relative paths would be judged from a
+// directory the analysis cannot vouch for.
 func (a *analyzer) cd(args []wv) {
-	before := len(a.cwd.dirs)
-	defer func() {
-		// Leaving the roots is at least ask: the request cwd must be inside them (B36), and a
-		// cd in the script must not be a way around that.
-		if a.pol == nil || a.pol.roots == nil {
-			return
-		}
-		for _, d := range a.cwd.dirs[min(before, len(a.cwd.dirs)):] {
-			real, err := realPath(d)
-			if err != nil || !a.pol.roots.Contains(real) {
-				a.note(Ask, "cd outside roots", "cd to "+d+", which is outside the roots")
-			}
-		}
-	}()
 	var target *wv
+	physical := false
 	for i := range args {
 		w := args[i]
-		if !w.dyn && (w.s == "-L" || w.s == "-P" || w.s == "-e" || w.s == "-@") {
+		if !w.dyn && len(w.s) > 1 && w.s[0] == '-' && strings.Trim(w.s[1:], "LPe@") == "" {
+			physical = physical || strings.ContainsRune(w.s, 'P')
 			continue
 		}
 		if !w.dyn && w.s == "--" {
@@ -1248,27 +1471,56 @@ func (a *analyzer) cd(args []wv) {
 		target = &args[i]
 		break
 	}
-	if target == nil {
+	switch {
+	case target == nil:
+		a.note(Ask, "cd to HOME", "cd without a directory goes to HOME, which is outside the roots")
 		if a.home == "" {
-			a.cwd = a.cwd.with(nil, true)
+			a.cwd = cwdState{unknown: true}
 			return
 		}
-		a.cwd = a.cwd.with([]string{a.home}, false)
+		a.cwd = cwdState{}.with([]string{a.home}, false)
 		return
-	}
-	if target.dyn || target.s == "-" || strings.HasPrefix(target.s, "+") || strings.HasPrefix(target.s, "-") {
-		a.cwd = a.cwd.with(nil, true)
+	case target.dyn:
+		a.note(Ask, "cd to a dynamic directory", "cd to a directory only known at run time; later relative paths cannot be checked")
+		a.cwd = cwdState{unknown: true}
 		return
-	}
-	if filepath.IsAbs(target.s) {
-		a.cwd = a.cwd.with([]string{filepath.Clean(target.s)}, false)
+	case target.s == "-":
+		a.note(Ask, "cd -", "cd - goes to $OLDPWD, which the environment or the script may have set")
+		a.cwd = cwdState{unknown: true}
+		return
+	case strings.HasPrefix(target.s, "+") || strings.HasPrefix(target.s, "-"):
+		a.note(Ask, "cd to the directory stack", "cd "+target.s+" goes to a directory-stack entry")
+		a.cwd = cwdState{unknown: true}
 		return
 	}
 	var dirs []string
-	for _, d := range a.cwd.dirs {
-		dirs = append(dirs, filepath.Join(d, target.s))
+	add := func(joined string) {
+		if !physical {
+			joined = filepath.Clean(joined)
+		}
+		if real, err := realPath(joined); err == nil {
+			joined = real
+		}
+		dirs = append(dirs, joined)
 	}
-	a.cwd = a.cwd.with(dirs, false)
+	if filepath.IsAbs(target.s) {
+		add(target.s)
+	} else {
+		for _, d := range a.cwd.dirs {
+			add(d + "/" + target.s)
+		}
+	}
+	a.cwd = cwdState{}.with(dirs, a.cwd.unknown && !filepath.IsAbs(target.s))
+	// Leaving the roots is at least ask: the request cwd must be inside them, and a cd in the
+	// script must not be a way around that.
+	if a.pol == nil || a.pol.roots == nil {
+		return
+	}
+	for _, d := range dirs {
+		if !a.pol.roots.Contains(d) {
+			a.note(Ask, "cd outside roots", "cd to "+d+", which is outside the roots")
+		}
+	}
 }
 
 // dynWrapper handles a wrapper whose option/command position holds a dynamic word: the program
@@ -1286,7 +1538,7 @@ func (a *analyzer) dynWrapper(words []wv, at int, c actx) {
 // shellCmd handles sh/bash/zsh…: with -c (alone or in a cluster such as -lc, -ec) the script is
 // parsed recursively in the shell's own dialect; later words become $0 $1 …, so references to
 // them are dynamic (B08). A shell without -c reads a script file or stdin, which is opaque (B02).
-func (a *analyzer) shellCmd(words []wv, lang syntax.LangVariant, c actx) {
+func (a *analyzer) shellCmd(words []wv, langs []syntax.LangVariant, c actx) {
 	base := path.Base(words[0].s)
 	cmode := false
 	i := 1
@@ -1350,7 +1602,7 @@ loop:
 	}
 	// A child shell's cd does not move this shell, but the candidates it adds are kept: checks
 	// against more directories are only stricter.
-	inC.lang = lang
+	inC.lang, inC.langs = langs[0], langs
 	a.script(words[i].s, a.deeper(inC, ""))
 }
 

@@ -49,7 +49,17 @@ type CommandRequest struct {
 	Cwd string
 	// Env are the variables the agent wants added to the policy-built environment.
 	Env []EnvVar
+	// Dialect is the shell that will run a shell line: "" (DialectSh) for acpterm's own
+	// /bin/sh -c (judged under dash and bash, strictest wins), DialectBash for a line the
+	// agent's own tool runs (session/request_permission), judged as bash and as zsh.
+	Dialect string
 }
+
+// The dialects of CommandRequest.Dialect.
+const (
+	DialectSh   = ""
+	DialectBash = "bash"
+)
 
 // Leaf is one simple command found in a request after shell parsing and wrapper peeling.
 type Leaf struct {

@@ -12,13 +12,15 @@ import (
 // are peeled (env, timeout, nice, nohup, xargs, find -exec, watch, sudo …), shells whose -c
 // scripts are parsed in their own dialect, and interpreters whose inline code is opaque.
 
-// shellDialects maps a shell's basename to the dialect its -c script is parsed in.
-var shellDialects = map[string]syntax.LangVariant{
-	"sh": syntax.LangPOSIX, "dash": syntax.LangPOSIX, "ash": syntax.LangPOSIX, "posh": syntax.LangPOSIX,
-	"yash": syntax.LangPOSIX,
-	"bash": syntax.LangBash, "rbash": syntax.LangBash,
-	"zsh": syntax.LangZsh,
-	"ksh": syntax.LangMirBSDKorn, "mksh": syntax.LangMirBSDKorn, "lksh": syntax.LangMirBSDKorn,
+// shellDialects maps a shell's basename to the dialects its -c script is read in, strictest
+// wins: sh is dash on Debian and Ubuntu and bash elsewhere, so a script for sh must hold under
+// both; the others are read as what they are.
+var shellDialects = map[string][]syntax.LangVariant{
+	"sh":   {syntax.LangPOSIX, syntax.LangBash},
+	"dash": {syntax.LangPOSIX}, "ash": {syntax.LangPOSIX}, "posh": {syntax.LangPOSIX}, "yash": {syntax.LangPOSIX},
+	"bash": {syntax.LangBash}, "rbash": {syntax.LangBash},
+	"zsh": {syntax.LangZsh},
+	"ksh": {syntax.LangMirBSDKorn}, "mksh": {syntax.LangMirBSDKorn}, "lksh": {syntax.LangMirBSDKorn},
 }
 
 // wrapSpec describes a wrapper's command line: options, then Positional words, then a command.
@@ -214,8 +216,8 @@ func simpleWrapper(spec wrapSpec, note *finding) wrapperFunc {
 		i := p.cmd
 		if base == "sudo" {
 			for i < len(words) && !words[i].dyn && isAssignment(words[i].s) {
-				a.varName(words[i].s[:strings.IndexByte(words[i].s, '=')], base+" assignment")
-				a.exportName(words[i].s[:strings.IndexByte(words[i].s, '=')], true)
+				k, v, _ := strings.Cut(words[i].s, "=")
+				a.envValue(k, v, true, base+" assignment", true)
 				i++
 			}
 			if i >= len(words) {
@@ -272,8 +274,8 @@ func envWrapper(a *analyzer, words []wv, c actx) {
 		a.note(Ask, "env -i", "env -i runs the command without the environment acpterm built (which sets git's safe.bareRepository=explicit)")
 	}
 	for i < len(words) && !words[i].dyn && isAssignment(words[i].s) {
-		a.varName(words[i].s[:strings.IndexByte(words[i].s, '=')], "env assignment")
-		a.exportName(words[i].s[:strings.IndexByte(words[i].s, '=')], true)
+		k, v, _ := strings.Cut(words[i].s, "=")
+		a.envValue(k, v, true, "env assignment", true)
 		i++
 	}
 	if i < len(words) && words[i].dyn {
@@ -305,8 +307,8 @@ func envWrapper(a *analyzer, words []wv, c actx) {
 		// env -S may itself contain NAME=VALUE words before the program.
 		k := 0
 		for k < len(split) && !split[k].dyn && isAssignment(split[k].s) {
-			a.varName(split[k].s[:strings.IndexByte(split[k].s, '=')], "env -S assignment")
-			a.exportName(split[k].s[:strings.IndexByte(split[k].s, '=')], true)
+			name, v, _ := strings.Cut(split[k].s, "=")
+			a.envValue(name, v, true, "env -S assignment", true)
 			k++
 		}
 		inner = append(split[k:], inner...)
@@ -434,7 +436,7 @@ func watchWrapper(a *analyzer, words []wv, c actx) {
 		}
 		parts = append(parts, w.s)
 	}
-	inC.lang = syntax.LangPOSIX
+	inC.lang, inC.langs = syntax.LangPOSIX, shellDialects["sh"]
 	a.script(strings.Join(parts, " "), a.deeper(inC.wrap("sh -c", nil), ""))
 }
 
@@ -493,7 +495,7 @@ func suWrapper(a *analyzer, words []wv, c actx) {
 		if script.dyn {
 			a.leaf([]wv{{dyn: true}}, inC)
 		} else {
-			inC.lang = syntax.LangPOSIX
+			inC.lang, inC.langs = syntax.LangPOSIX, shellDialects["sh"]
 			a.script(script.s, a.deeper(inC, ""))
 		}
 		return
