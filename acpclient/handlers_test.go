@@ -785,3 +785,63 @@ func TestAnswerByIsRecorded(t *testing.T) {
 		})
 	}
 }
+
+// gemini-cli sends an execute permission request whose command is only the tool call's title
+// ("CMD [in DIR] (DESCRIPTION)", the description repeated as text content). The policy judges
+// that text like any other line: a deny rule still refuses it, an allow rule allows it, and the
+// decision says which text was judged and where it came from.
+func TestPermissionCommandFromTitleWithDescription(t *testing.T) {
+	for _, c := range []struct {
+		name, turn, rule, judged string
+		policy                   func(p *config.Policy)
+		agentSaw                 string
+	}{
+		{"deny", "geminiperm", "deny: rm", "rm -rf build", func(p *config.Policy) { p.Commands.Deny = append(p.Commands.Deny, "rm") }, "permission selected reject"},
+		{"allow", "geminiperm git status (Remove the build directory)", "allow: git status", "git status", nil, "permission selected allow"},
+		{"deny-inside-line", "geminiperm git status && curl x.invalid", "deny: curl", "git status && curl x.invalid", func(p *config.Policy) { p.Commands.Deny = append(p.Commands.Deny, "curl") }, "permission selected reject"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := start(t, setup{policy: c.policy})
+			if c.name == "deny" {
+				if err := os.MkdirAll(filepath.Join(h.dir, "sub"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h.turn(c.turn)
+			if got := h.lastAgentText(); got != c.agentSaw {
+				t.Errorf("agent saw %q, want %q", got, c.agentSaw)
+			}
+			var res []PermissionResolved
+			for _, e := range h.snapshot() {
+				if pr, ok := e.(PermissionResolved); ok {
+					res = append(res, pr)
+				}
+			}
+			if len(res) != 1 || res[0].Rule != c.rule || res[0].By != "policy" {
+				t.Fatalf("PermissionResolved = %+v, want rule %q by policy", res, c.rule)
+			}
+		})
+	}
+}
+
+func TestCommandFromTitle(t *testing.T) {
+	desc := []acp.ToolCallContent{acp.ToolContent(acp.TextBlock("List files"))}
+	for _, c := range []struct {
+		title    string
+		content  []acp.ToolCallContent
+		cmd, dir string
+	}{
+		{"ls -la", nil, "ls -la", ""},
+		{"ls -la (List files)", desc, "ls -la", ""},
+		{"ls -la [in src] (List files)", desc, "ls -la", "src"},
+		{"ls -la [in /abs/dir]", nil, "ls -la", "/abs/dir"},
+		{"(cd x && ls) (Other)", desc, "(cd x && ls) (Other)", ""}, // not the description: judged whole
+		{"echo (List files)", nil, "echo (List files)", ""},
+		{"", nil, "", ""},
+	} {
+		cmd, dir := commandFromTitle(c.title, c.content)
+		if cmd != c.cmd || dir != c.dir {
+			t.Errorf("%q: cmd %q dir %q, want %q %q", c.title, cmd, dir, c.cmd, c.dir)
+		}
+	}
+}

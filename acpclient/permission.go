@@ -338,19 +338,35 @@ func (c *Client) decideToolCall(ti *ToolCall) (*permissions.Decision, []string) 
 		return nil, nil
 	}
 	cmd, argv := commandOf(ti.RawInput)
-	if cmd == "" && len(argv) == 0 && ti.Kind == acp.ToolKindExecute {
-		// gemini-cli sends an execute request's command only as its title (no rawInput): judge
-		// that text, as the user reads it, rather than nothing.
-		cmd = strings.TrimSpace(strings.Trim(strings.TrimSpace(ti.Title), "`"))
-	}
 	hasCmd := cmd != "" || len(argv) > 0
+	from, cwd := "rawInput.command", c.cwdOf(ti.RawInput)
+	if !hasCmd && ti.Kind == acp.ToolKindExecute {
+		// gemini-cli sends an execute request whose command is only the tool call's title
+		// ("CMD [in DIR] (DESCRIPTION)"); it is judged like any other line, so deny rules
+		// still apply. With no title either, nothing is judged and the user decides.
+		var dir string
+		cmd, dir = commandFromTitle(ti.Title, ti.Content)
+		hasCmd, from = cmd != "", "title"
+		if dir != "" {
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(c.o.Cwd, dir)
+			}
+			cwd = dir
+		}
+	}
 	switch {
 	case hasCmd && (ti.Kind == acp.ToolKindExecute || ti.Kind == "" || ti.Kind == acp.ToolKindOther):
-		req := permissions.CommandRequest{Session: c.sid(), Command: cmd, Cwd: c.cwdOf(ti.RawInput)}
+		// The agent's own tool runs the line (in bash, or the user's zsh): judged as bash,
+		// with zsh-only constructs asked about.
+		req := permissions.CommandRequest{Session: c.sid(), Command: cmd, Cwd: cwd, Dialect: permissions.DialectBash}
 		if len(argv) > 0 {
 			req.Command, req.Args = argv[0], argv[1:]
 		}
 		d := c.o.Engine.DecideCommand(req)
+		d.Judged, d.JudgedFrom = cmd, from
+		if len(argv) > 0 {
+			d.Judged = strings.Join(argv, " ")
+		}
 		return &d, []string{"cmd:" + commandKey(req.Command, req.Args)}
 	case ti.Kind == acp.ToolKindEdit || ti.Kind == acp.ToolKindDelete || ti.Kind == acp.ToolKindMove || (ti.Kind == "" && !hasCmd):
 		paths := c.pathsOf(ti)
@@ -425,6 +441,38 @@ func commandOf(raw any) (line string, argv []string) {
 		return "", argv
 	}
 	return "", nil
+}
+
+// commandFromTitle takes the command of an execute tool call that carries it only in its
+// title, as gemini-cli does: "CMD", "CMD [in DIR]", "CMD (DESCRIPTION)" or both, where
+// DESCRIPTION is also the tool call's text content. The suffixes are removed only when they are
+// exactly that: " [in DIR]" (DIR returned) and " (TEXT)" with TEXT equal to a text content
+// block, so a command that itself ends in ")" is judged whole.
+func commandFromTitle(title string, content []acp.ToolCallContent) (cmd, dir string) {
+	// A title in backquotes (`CMD`) is the command as the user reads it.
+	t := strings.TrimSpace(strings.Trim(strings.TrimSpace(title), "`"))
+	for _, ct := range content {
+		if ct.Content == nil || ct.Content.Content.Text == nil {
+			continue
+		}
+		desc := strings.TrimSpace(ct.Content.Content.Text.Text)
+		if desc == "" {
+			continue
+		}
+		for _, d := range []string{desc, strings.ReplaceAll(desc, "\n", " ")} {
+			if strings.HasSuffix(t, " ("+d+")") {
+				t = strings.TrimSpace(strings.TrimSuffix(t, " ("+d+")"))
+				break
+			}
+		}
+	}
+	if strings.HasSuffix(t, "]") {
+		if i := strings.LastIndex(t, " [in "); i > 0 {
+			dir = t[i+len(" [in ") : len(t)-1]
+			t = strings.TrimSpace(t[:i])
+		}
+	}
+	return t, dir
 }
 
 // commandKey normalises a command for the per-turn approval memory.

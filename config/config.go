@@ -1,7 +1,7 @@
 // Package config finds, parses and validates acpterm's TOML configuration: the user file
 // ($XDG_CONFIG_HOME/acpterm/config.toml or --config), built-in defaults, and a project file
 // (.acpterm.toml in the session cwd) that may only tighten the policy. The v1 schema is the one in
-// architecture.md ("Config schema"); unknown keys, wrong types and bad values are errors that name
+// documented in the README ("Configuration"); unknown keys, wrong types and bad values are errors that name
 // file:line:col and the key path.
 package config
 

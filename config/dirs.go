@@ -60,7 +60,7 @@ func StateDir(getenv func(string) string) string {
 	return ""
 }
 
-// DefaultAuditLog is the audit log path in the state dir (architecture.md decision 8).
+// DefaultAuditLog is the audit log path in the state dir.
 func DefaultAuditLog(getenv func(string) string) string {
 	if d := StateDir(getenv); d != "" {
 		return filepath.Join(d, "audit.jsonl")

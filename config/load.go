@@ -44,8 +44,7 @@ var BuiltinAllow = []string{
 // BuiltinDeny is always denied, whatever a config file says.
 var BuiltinDeny = []string{"sudo", "su", "doas", "pkexec"}
 
-// BuiltinEnvDeny are the variable-name globs the agent may never set (policy.md c.3 step 2,
-// B32–B34): dynamic-loader and interpreter start-up hooks, pagers and editors, PATH and HOME,
+// BuiltinEnvDeny are the variable-name globs the agent may never set: dynamic-loader and interpreter start-up hooks, pagers and editors, PATH and HOME,
 // and every variable that makes a common tool run another program or read its configuration
 // (and so commands) from elsewhere. Matching ignores case. The same list applies to variables a
 // shell script sets for a child (VAR=x cmd, export, declare -x, env VAR=x, set -a).

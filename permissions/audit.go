@@ -22,7 +22,7 @@ import (
 // AuditVersion is the "v" field of every audit line.
 const AuditVersion = 1
 
-// AuditEvent is one line of the audit log (policy.md c.8): one per decision, automatic or human.
+// AuditEvent is one line of the audit log: one per decision, automatic or human.
 // It never holds environment values or file contents: only variable names, argv and paths.
 // V, Seq, TS and Prev are filled in by AuditLog.Append.
 type AuditEvent struct {
@@ -60,6 +60,10 @@ type AuditEvent struct {
 	Constructs []string `json:"constructs,omitempty"`
 	// EnvAdded names the variables the agent added (names only, never values).
 	EnvAdded []string `json:"env_added,omitempty"`
+	// Judged is the command text judged for a permission request and JudgedFrom where it came
+	// from ("rawInput.command" or "title"); see Decision.Judged.
+	Judged     string `json:"judged,omitempty"`
+	JudgedFrom string `json:"judged_from,omitempty"`
 
 	// Network connections (kind "net", one per connection through acpterm's proxy, written
 	// when it closes; a grant of kind "host" also fills Host and Port):
@@ -96,7 +100,10 @@ func NewAuditEvent(kind string, d Decision, by string) AuditEvent {
 	ev := AuditEvent{
 		Kind: kind, Argv: redactArgv(d.Argv), Cwd: d.Cwd, Path: d.Path, Verdict: d.Verdict,
 		Rule: d.Rule, Reason: d.Reason, By: by, Grant: d.Grant, Constructs: d.Constructs,
-		EnvAdded: d.EnvAdded,
+		EnvAdded: d.EnvAdded, JudgedFrom: d.JudgedFrom,
+	}
+	if d.Judged != "" {
+		ev.Judged = redactArgv([]string{d.Judged})[0]
 	}
 	for _, l := range d.Leaves {
 		ev.Leaves = append(ev.Leaves, AuditLeaf{Argv: redactArgv(l.Argv), Program: l.Program, Via: l.Via, Verdict: l.Verdict, Rule: l.Rule})
@@ -124,7 +131,7 @@ func redactArgv(argv []string) []string {
 	return out
 }
 
-// AuditLog appends hash-chained JSON lines to a file (policy.md c.8). Each line's "prev" is the
+// AuditLog appends hash-chained JSON lines to a file. Each line's "prev" is the
 // SHA-256 (hex) of the previous line's bytes without the newline, and "seq" counts from 1, so a
 // removed, inserted or edited line breaks the chain (VerifyAudit). Safe for concurrent use.
 type AuditLog struct {

@@ -16,7 +16,7 @@ import (
 	"github.com/acpterm/acpterm/config"
 )
 
-// The command half of the policy (policy.md c.3, c.4). Choices made where the design leaves room:
+// The command half of the policy. Choices made where the design leaves room:
 //
 //   - Rules are [policy.commands] prefixes matched word by word, after quote removal, against
 //     every leaf. An allow rule's first word matches only the same bare name (looked up on the
@@ -193,7 +193,7 @@ func (p *commandPolicy) lookPath(name string, rt *cmdRuntime) string {
 	return real
 }
 
-// resolveProgram resolves a leaf's argv[0] as the kernel would run it (policy.md c.3 step 4): a
+// resolveProgram resolves a leaf's argv[0] as the kernel would run it: a
 // name with a slash against the (first candidate) cwd, a bare name on the policy PATH. It
 // reports the real path, whether it is a shell builtin (in a script), and whether the real path
 // lies inside a root (a workspace executable the agent can write).
@@ -232,7 +232,7 @@ func (p *commandPolicy) resolveProgram(name string, cwd cwdState, shell bool, rt
 }
 
 // workspaceProgram reports whether a program named by a path resolves (from any candidate cwd)
-// inside a root, i.e. it is content the agent can write (B24: ./miner).
+// inside a root, i.e. it is content the agent can write (such as ./miner).
 func (p *commandPolicy) workspaceProgram(name string, cwd cwdState) bool {
 	if p.roots == nil {
 		return false
@@ -312,7 +312,7 @@ type leafResult struct {
 	constructs []string // construct names that raised this leaf
 }
 
-// decideLeaf matches one leaf against the rules and the built-in tables (policy.md c.3 step 6):
+// decideLeaf matches one leaf against the rules and the built-in tables:
 // deny > ask > allow; a leaf no rule covers gets the unmatched verdict; opaque programs,
 // program-launching options, build runners, inline interpreter code and workspace executables
 // are at least ask even when an allow rule matches.
@@ -528,7 +528,7 @@ func goLaunch(args []string, hit func(opt, why string) (launchReason, bool)) (la
 }
 
 // launchOption checks argv against the per-tool table of options that make a program start
-// another program or write files (policy.md c.4): git -c/--config-env/--exec-path/-C/--git-dir,
+// another program or write files: git -c/--config-env/--exec-path/-C/--git-dir,
 // -O/--open-files-in-pager, --upload-pack, ext:: URLs, rebase --exec, bisect run …; rg --pre,
 // --hostname-bin, -z; sed e/w/W commands or -i; find -exec/-delete/-fprint*; tar --to-command,
 // -I; and others. A hit makes the leaf at least ask even when an allow rule matches.
@@ -805,7 +805,7 @@ var tarLaunchLong = []string{"--to-command", "--checkpoint-action", "--use-compr
 	"--new-volume-script", "--rsh-command", "--rmt-command"}
 
 // sedLaunch allows only sed scripts made of line addresses with p/d/q/n/=, and s commands whose
-// flags cannot execute (e) or write (w); -i, -f and anything else is at least ask (B43). Options
+// flags cannot execute (e) or write (w); -i, -f and anything else is at least ask. Options
 // are read as GNU sed reads them: long names abbreviated (--in-pl, --expr=…), short letters
 // bundled (-nes/a/b/e, -ni), and options after operands (sed p f -i).
 func sedLaunch(args []string, hit func(opt, why string) (launchReason, bool)) (launchReason, bool) {
@@ -929,7 +929,7 @@ func splitUnescaped(s string, d byte) []string {
 }
 
 // buildRunner reports build and script runners that execute recipes from workspace files the
-// agent can edit (B35): npm/pnpm/yarn/bun scripts, npx, make, just, tox, cargo build scripts …
+// agent can edit: npm/pnpm/yarn/bun scripts, npx, make, just, tox, cargo build scripts …
 // They are at least ask even when an allow rule matches.
 func buildRunner(argv []string) (launchReason, bool) {
 	tool := path.Base(argv[0])

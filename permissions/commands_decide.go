@@ -13,17 +13,18 @@ import (
 const shellLineChars = " \t\n|&;<>()$`\\\"'*?[]{}~#=!"
 
 // isShellLine reports whether a command sent without args must be run as /bin/sh -c (it holds
-// whitespace or shell syntax; claude-agent-acp 0.17.1 sends whole lines, architecture.md
-// decision 2). A plain program name or path is executed directly.
+// whitespace or shell syntax; claude-agent-acp 0.17.1 sends whole lines). A plain program name or path is executed directly.
 func isShellLine(s string) bool {
 	return strings.ContainsAny(s, shellLineChars)
 }
 
-// DecideCommand decides an ACP terminal/create request (policy.md c.3): it validates the
+// DecideCommand decides an ACP terminal/create request: it validates the
 // request, builds the child environment (denied agent variables → deny, naming them; unknown
-// ones → ask), makes the cwd real ("" → the session cwd; relative or outside the roots → deny,
-// B36), analyses the command as the kernel will run it (a shell line is parsed as POSIX sh,
-// sh/bash/zsh -c scripts recursively in their dialect, wrappers peeled) and matches every leaf
+// ones → ask), makes the cwd real ("" → the session cwd; relative or outside the roots → deny),
+// analyses the command as the shells and the kernel will run it (a /bin/sh line is read as dash
+// and as bash, strictest wins; Dialect "bash" reads it as bash and zsh; sh/bash/zsh -c scripts
+// recursively in their dialect, wrappers peeled; every script passes the allow-list gate of
+// gate.go) and matches every leaf
 // (deny > ask > allow; no rule → [policy] unmatched). Constructs that cannot be known statically
 // are at least ask; exceeding a budget is deny. Session grants turn leaves that are ask only
 // because unmatched into allow. In headless mode "ask" stays "ask" (the caller answers it).

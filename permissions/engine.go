@@ -16,7 +16,7 @@ type EngineOptions struct {
 	// Audit receives one event per decision; nil disables the audit log.
 	Audit *AuditLog
 	// Headless reports that no person can answer; "ask" stays "ask" in the Decision and the
-	// caller answers it (architecture.md decision 9).
+	// caller answers it.
 	Headless bool
 	// Getenv reads acpterm's own environment (the base of the child environment); nil = os.Getenv.
 	Getenv func(string) string

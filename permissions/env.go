@@ -12,10 +12,10 @@ import (
 	"github.com/acpterm/acpterm/config"
 )
 
-// The child environment is built by policy (policy.md c.3 step 2): a base taken from acpterm's
+// The child environment is built by policy: a base taken from acpterm's
 // own environment (BaseEnvNames, PATH replaced by the policy PATH), plus the variables the agent
 // asked for that are allowed. An agent variable on the deny list makes the request deny, naming
-// it (B32–B34); one that is neither denied nor allowed makes it ask, naming it. Deny beats allow:
+// it; one that is neither denied nor allowed makes it ask, naming it. Deny beats allow:
 // [policy.env] allow cannot re-admit a denied name.
 
 // BaseEnvNames are the variables copied from acpterm's own environment into every child
@@ -144,7 +144,7 @@ type envKV struct{ k, v string }
 //
 // The policy PATH is acpterm's own PATH with every entry dropped that is relative, missing, not
 // a directory, world-writable, or (after resolving symlinks) inside a root — so the agent cannot
-// plant a program that a bare name resolves to (B32). If nothing is left, defaultPolicyPath
+// plant a program that a bare name resolves to. If nothing is left, defaultPolicyPath
 // (filtered the same way) is used.
 func (p *commandPolicy) buildRuntime(getenv func(string) string) *cmdRuntime {
 	if getenv == nil {

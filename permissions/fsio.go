@@ -36,9 +36,9 @@ var (
 // for a diff (8 MiB).
 const MaxFileBytes = 8 << 20
 
-// DecideRead decides an fs/read_text_file of path (policy.md c.6): path must be absolute;
+// DecideRead decides an fs/read_text_file of path: path must be absolute;
 // outside the roots → deny; a [policy.fs] deny_read glob → deny; an existing target with more
-// than one hard link or that is not a regular file → at least ask (B39); otherwise the
+// than one hard link or that is not a regular file → at least ask; otherwise the
 // [policy.fs] read verdict. Decision.Path is the real path (symlinks resolved).
 func (e *Engine) DecideRead(path string) Decision {
 	return e.decideFile(path, false, false)
@@ -47,7 +47,7 @@ func (e *Engine) DecideRead(path string) Decision {
 // DecideWrite decides an fs/write_text_file of path: like DecideRead with the write verdict
 // and deny_write globs, plus: protected paths (IsProtected: git hooks and config, acpterm's own
 // config and state, shell rc files, ~/.ssh) are denied whatever the rules say; an existing target
-// that is a symlink, has Nlink > 1 or is not a regular file is at least ask (B39).
+// that is a symlink, has Nlink > 1 or is not a regular file is at least ask.
 func (e *Engine) DecideWrite(path string) Decision {
 	return e.decideFile(path, true, false)
 }
@@ -119,7 +119,7 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 	if v == Deny {
 		return d
 	}
-	// B39: the target's inode may be shared with a file outside the roots; a symlink at the
+	// The target's inode may be shared with a file outside the roots; a symlink at the
 	// requested name is itself a concern for writes.
 	// Removing or renaming a link (entry) touches neither its target nor the target's inode.
 	var why string
@@ -469,7 +469,7 @@ func readLineSlice(r io.Reader, start, limit, max int) ([]byte, error) {
 // In the checked directory (openDir: a component swapped for a symlink after the decision is
 // refused) the content goes to a temp file ".<name>.acpterm-<rand>" created with O_EXCL; it is
 // fsynced and renamed over the target, so a hard link to an outside file is never written
-// through (B39: the outside inode keeps its content). An existing file keeps its permission bits
+// through (the outside inode keeps its content). An existing file keeps its permission bits
 // (and owner when permitted); a new one gets 0644 minus the umask. It returns the old content
 // (for a diff; "" when larger than MaxFileBytes) and whether the file existed. Errors:
 // ErrInvalid (relative path, target not a regular file), ErrOutside (outside the roots,

@@ -29,7 +29,7 @@ type dirHandle interface {
 // openDir opens dir (relative to root, "." for the root) for confined IO. With openat2 it is
 // resolved with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS: the real path was checked and holds no
 // symlinks, so a component swapped for a symlink after the check fails (ELOOP) instead of
-// leading somewhere unchecked, such as .git/hooks (policy.md c.5: enforce at use, not only at
+// leading somewhere unchecked, such as .git/hooks (enforced at use, not only at
 // decision). Where openat2 is unavailable (ENOSYS, or EPERM from a seccomp filter) it falls back
 // to os.Root, which still refuses every escape from the root.
 func openDir(root, dir string) (dirHandle, error) {

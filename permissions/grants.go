@@ -20,7 +20,7 @@ import (
 	"github.com/acpterm/acpterm/config"
 )
 
-// Grant is one "always" approval (architecture.md decision 7): the narrowest rule covering what a
+// Grant is one "always" approval: the narrowest rule covering what a
 // person approved. It allows a leaf whose program and words match; it is consulted only for
 // leaves that no rule decided (unmatched → ask), so it never overrides an ask or deny rule.
 type Grant struct {
@@ -518,7 +518,7 @@ var bannedPrograms = map[string]string{
 // php8.2, lua5.4, node20 (but not phpunit or luacheck).
 var versionedInterp = regexp.MustCompile(`^(python|pypy|ruby|perl|php|lua|luajit|node|tclsh|wish)[0-9][0-9.]*$`)
 
-// bannedHead says why argv may never get an "always" grant (policy.md c.3 step 9): shells,
+// bannedHead says why argv may never get an "always" grant: shells,
 // interpreters, env, sudo/doas/su, xargs, find with -exec, git -c (and other program-launching
 // git globals), npm/yarn/pnpm run, make, just. "" when a grant is fine.
 func bannedHead(argv []string) string {

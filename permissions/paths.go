@@ -16,7 +16,7 @@ import (
 
 // Roots is the set of directories the agent may work in, held as real (symlink-resolved,
 // absolute, cleaned) paths. Containment is always decided with filepath.Rel against the real
-// root, never with a string prefix (policy.md c.5; B37: /proj-evil is not inside /proj).
+// root, never with a string prefix (/proj-evil is not inside /proj).
 // A Roots is immutable after NewRoots and safe for concurrent use.
 type Roots struct {
 	real []string
@@ -161,7 +161,7 @@ func realPath(p string) (string, error) {
 			return "", fmt.Errorf("resolve %s: %w", p, err)
 		}
 		// A dangling symlink: follow it by hand, so a link to a not-yet-existing file
-		// outside the roots is judged by where it points (B38).
+		// outside the roots is judged by where it points.
 		if st, lerr := os.Lstat(cur); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
 			if hops++; hops > 40 {
 				return "", fmt.Errorf("resolve %s: too many levels of symbolic links", p)
@@ -182,7 +182,7 @@ func realPath(p string) (string, error) {
 }
 
 // IsProtected reports whether real (a resolved absolute path) is a path the agent must never
-// write, whatever the rules say, and names which (policy.md c.6): acpterm's own config dir
+// write, whatever the rules say, and names which: acpterm's own config dir
 // ($XDG_CONFIG_HOME/acpterm), its state dir (grants, audit log), any path with a .git component
 // (the .git entry itself and everything beneath it: hooks, config, commondir, gitdir files of
 // worktrees and submodules …, in nested repositories too), a file named HEAD or config next to

@@ -12,7 +12,7 @@ func init() { config.RuleCheck = ruleCheck }
 
 // ruleCheck rejects config entries this engine would never honour (see config.RuleCheck): an
 // allow rule every command of which is a build runner (decideLeaf asks about build runners
-// whatever the allow rules say, B35, and grants for them are refused), and an env allow entry
+// whatever the allow rules say, and grants for them are refused), and an env allow entry
 // matched by ExtraEnvDeny. "" when the entry is fine.
 func ruleCheck(key, entry string) string {
 	switch key {
@@ -25,7 +25,7 @@ func ruleCheck(key, entry string) string {
 			return "" // yarn alone also covers yarn info, yarn why …
 		}
 		if why, ok := buildRunner(r.words); ok {
-			return fmt.Sprintf("allow rule %q has no effect: %s is a build runner, which %s, so acpterm always asks before it runs (policy.md B35); remove it or move it to ask",
+			return fmt.Sprintf("allow rule %q has no effect: %s is a build runner, which %s, so acpterm always asks before it runs; remove it or move it to ask",
 				entry, strings.TrimSpace(why.rule), strings.TrimPrefix(why.reason, why.rule+" "))
 		}
 	case "policy.env.allow":

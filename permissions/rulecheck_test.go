@@ -31,7 +31,7 @@ func TestRunnerAllowRuleRejected(t *testing.T) {
 		return err
 	}
 	cases := []struct{ body, want string }{
-		{"[policy.commands]\nallow = [\"ls\", \"make\"]\n", file + `:2:16: policy.commands.allow: allow rule "make" has no effect: make is a build runner, which runs scripts from workspace files the agent can edit (package.json, Makefile …), so acpterm always asks before it runs (policy.md B35); remove it or move it to ask`},
+		{"[policy.commands]\nallow = [\"ls\", \"make\"]\n", file + `:2:16: policy.commands.allow: allow rule "make" has no effect: make is a build runner, which runs scripts from workspace files the agent can edit (package.json, Makefile …), so acpterm always asks before it runs; remove it or move it to ask`},
 		{"[policy.commands]\nallow = [\"npm run test\"]\n", file + `:2:10: policy.commands.allow: allow rule "npm run test" has no effect: npm run is a build runner`},
 		{"[policy.commands]\nallow = [\"cargo  build\"]\n", `allow rule "cargo build" has no effect: cargo build is a build runner`},
 		{"[policy.env]\nallow = [\"BASH_FUNC_ls\"]\n", file + `:2:10: policy.env.allow: "BASH_FUNC_ls" has no effect: it is on acpterm's built-in env deny list as "BASH_FUNC_*"`},

@@ -13,8 +13,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Analysis budgets (policy.md c.2 [defaults], c.4 "No caps that downgrade"): exceeding any of them
-// makes the whole request deny, never ask (B25, B41).
+// Analysis budgets: exceeding any of them
+// makes the whole request deny, never ask.
 const (
 	// MaxScriptBytes is the largest total size, in bytes, of shell text analysed for one request
 	// (the top-level line plus every nested -c/eval/watch script).
@@ -51,7 +51,7 @@ type rawLeaf struct {
 
 // cwdState is the set of directories a command may run in. A `cd` adds its target (the old
 // directory is kept: the cd may fail and later commands still run), so checks made against every
-// candidate are conservative (B27). unknown is set after a cd whose target is dynamic.
+// candidate are conservative. unknown is set after a cd whose target is dynamic.
 type cwdState struct {
 	dirs    []string
 	unknown bool
@@ -210,7 +210,7 @@ func langName(l syntax.LangVariant) string {
 }
 
 // controlChar returns the first character in s that a shell and the parser may disagree on:
-// C0 controls other than tab and newline, DEL, C1 controls, and invalid UTF-8 (B40).
+// C0 controls other than tab and newline, DEL, C1 controls, and invalid UTF-8.
 func controlChar(s string) (rune, bool) {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -633,7 +633,7 @@ func (a *analyzer) setOptions(args []*syntax.Word, c actx) {
 }
 
 // varName denies setting a variable that is on the env deny list inside a script: PATH=… git,
-// export LD_PRELOAD=…, read PATH (B32–B34 by another route). IFS is exempt: assigning it only
+// export LD_PRELOAD=…, read PATH (the same variables by another route). IFS is exempt: assigning it only
 // changes how unquoted expansions split, and those words are dynamic anyway.
 func (a *analyzer) varName(name, what string) {
 	if name == "IFS" {
@@ -707,7 +707,7 @@ func (a *analyzer) subscript(s, what string) {
 	a.note(Ask, "arithmetic evaluation", what+" "+s+": the array subscript is evaluated as arithmetic, which can run commands")
 }
 
-// test analyses a [[ ]] expression: substitutions inside run (B29), and arithmetic comparisons or
+// test analyses a [[ ]] expression: substitutions inside run, and arithmetic comparisons or
 // -v on non-literal operands evaluate array subscripts, which can run commands.
 func (a *analyzer) test(e syntax.TestExpr, c actx) {
 	switch x := e.(type) {
@@ -788,7 +788,7 @@ func arithLiteral(e syntax.ArithmExpr) bool {
 }
 
 // scan walks a node (word, expression) for the parts that run code or are evaluated: command
-// and process substitutions (analysed as nested scripts, B04, B28), arithmetic, and parameter
+// and process substitutions (analysed as nested scripts), arithmetic, and parameter
 // expansions that evaluate (${x@P}, zsh ${(e)x}, subscripts).
 func (a *analyzer) scan(n syntax.Node, c actx) {
 	if n == nil {
@@ -804,7 +804,7 @@ func (a *analyzer) scan(n syntax.Node, c actx) {
 			if x.Backquotes {
 				name = "`…`"
 			}
-			// The commands inside are leaves of their own (B04); the output only becomes words,
+			// The commands inside are leaves of their own; the output only becomes words,
 			// which are dynamic: a dynamic program name, a dynamic argument to a tool with
 			// program-launching options or a dynamic redirect target is at least ask. So the
 			// substitution itself does not raise the verdict (the issue lists "substitution as
@@ -886,7 +886,7 @@ func (a *analyzer) words(ws []*syntax.Word, c actx) []wv {
 
 // static returns the value of w after the shell's expansions when it is known without running
 // anything: exactly one field with no parameter, command, arithmetic or process expansion, no
-// unquoted glob characters, no brace expansion and at most a leading ~ or ~/ (policy.md c.4).
+// unquoted glob characters, no brace expansion and at most a leading ~ or ~/.
 // Quote and backslash removal use expand.Fields, which matches bash (`\rm` → rm, `-\exec` → -exec).
 func (a *analyzer) static(w *syntax.Word, c actx) (string, bool) {
 	if w == nil || len(w.Parts) == 0 {
@@ -1090,7 +1090,7 @@ func unquotedGlob(s string) bool {
 }
 
 // redirect checks one redirection: here-documents are scanned for substitutions; file targets
-// are checked like file accesses (policy.md c.3 step 7): a static target inside a root and not
+// are checked like file accesses: a static target inside a root and not
 // protected is fine, outside the roots or protected is deny, a dynamic target is ask.
 func (a *analyzer) redirect(r *syntax.Redirect, c actx) {
 	if r.Hdoc != nil {
@@ -1537,7 +1537,7 @@ func (a *analyzer) dynWrapper(words []wv, at int, c actx) {
 
 // shellCmd handles sh/bash/zsh…: with -c (alone or in a cluster such as -lc, -ec) the script is
 // parsed recursively in the shell's own dialect; later words become $0 $1 …, so references to
-// them are dynamic (B08). A shell without -c reads a script file or stdin, which is opaque (B02).
+// them are dynamic. A shell without -c reads a script file or stdin, which is opaque.
 func (a *analyzer) shellCmd(words []wv, langs []syntax.LangVariant, c actx) {
 	base := path.Base(words[0].s)
 	cmode := false

@@ -1,7 +1,7 @@
 // Package permissions is acpterm's sandbox policy engine: it decides every command, file read and
 // file write an agent asks for (allow, ask or deny, with reasons), builds the child environment,
 // performs confined file IO, keeps "always" grants and writes the hash-chained audit log.
-// Design: ../shared/design/policy.md (section c); it is independent of ACP and the UI.
+// It is independent of ACP and the UI.
 package permissions
 
 // Verdict is a policy outcome: "allow" runs without asking, "ask" needs a live answer from the
@@ -109,4 +109,9 @@ type Decision struct {
 	OutputLimit int `json:"output_limit,omitempty"`
 	// Grant is the id of the grant that allowed this request, if any.
 	Grant string `json:"grant,omitempty"`
+	// Judged is the command text the policy judged for an agent's permission request, and
+	// JudgedFrom where it was taken from ("rawInput.command", or "title" when the agent sent
+	// the command only as the tool call's title). Both are "" for terminal/create.
+	Judged     string `json:"judged,omitempty"`
+	JudgedFrom string `json:"judged_from,omitempty"`
 }

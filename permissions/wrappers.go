@@ -8,7 +8,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// This file holds the tables of programs that run other programs (policy.md c.4): wrappers that
+// This file holds the tables of programs that run other programs: wrappers that
 // are peeled (env, timeout, nice, nohup, xargs, find -exec, watch, sudo …), shells whose -c
 // scripts are parsed in their own dialect, and interpreters whose inline code is opaque.
 
@@ -155,7 +155,7 @@ func init() {
 		"taskset":   simpleWrapper(wrapSpec{stop: "p", positional: 1, stopLong: set("--pid")}, nil),
 		"noglob":    simpleWrapper(wrapSpec{}, nil),
 		"nocorrect": simpleWrapper(wrapSpec{}, nil),
-		"setsid":    simpleWrapper(wrapSpec{}, &finding{verdict: Ask, rule: "construct: setsid", reason: "setsid starts a new session outside the terminal's process group, which killing the terminal does not reach (B24)", construct: "setsid"}),
+		"setsid":    simpleWrapper(wrapSpec{}, &finding{verdict: Ask, rule: "construct: setsid", reason: "setsid starts a new session outside the terminal's process group, which killing the terminal does not reach", construct: "setsid"}),
 		"sudo":      simpleWrapper(wrapSpec{value: "ugCDhprtUTR", stop: "lvkK", long: set("--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--chroot"), stopLong: set("--list", "--validate", "--reset-timestamp", "--remove-timestamp", "--version", "--help")}, &priv),
 		"doas":      simpleWrapper(wrapSpec{value: "uC", stop: "L"}, &priv),
 		"pkexec":    simpleWrapper(wrapSpec{long: set("--user")}, &priv),
@@ -245,7 +245,7 @@ func isAssignment(s string) bool {
 
 // envWrapper peels env: options (-i -0 -u NAME -C DIR -S STRING -v), NAME=VALUE assignments
 // (checked against the env deny list), then the command. -S splits its string into words
-// (B26); -C changes the inner command's directory.
+// ; -C changes the inner command's directory.
 func envWrapper(a *analyzer, words []wv, c actx) {
 	p := peelOptions(words, wrapSpec{value: "uCSa", long: set("--unset", "--chdir", "--split-string", "--argv0")})
 	if p.dyn >= 0 {
@@ -361,7 +361,7 @@ func splitWords(s string, a *analyzer) ([]wv, bool) {
 }
 
 // xargsWrapper peels xargs: its command gets extra arguments read from stdin, which the policy
-// cannot see (an open tail, B11).
+// cannot see (an open tail).
 func xargsWrapper(a *analyzer, words []wv, c actx) {
 	p := peelOptions(words, wrapSpec{value: "adEILnPs", long: set("--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")})
 	c = c.withNote(finding{verdict: Ask, rule: "construct: xargs", reason: "xargs runs the command with arguments read from input, which cannot be seen in advance", construct: "xargs"})
@@ -385,7 +385,7 @@ func xargsWrapper(a *analyzer, words []wv, c actx) {
 }
 
 // findWrapper records find itself as a leaf (its own options are checked by the launch table)
-// and every -exec/-execdir/-ok/-okdir command as a leaf of its own (B12, B13).
+// and every -exec/-execdir/-ok/-okdir command as a leaf of its own.
 func findWrapper(a *analyzer, words []wv, c actx) {
 	a.leaf(words, c)
 	for i := 1; i < len(words); i++ {
@@ -411,7 +411,7 @@ func findWrapper(a *analyzer, words []wv, c actx) {
 	}
 }
 
-// watchWrapper: watch joins its words and runs them with sh -c (or execs them with -x) (B31).
+// watchWrapper: watch joins its words and runs them with sh -c (or execs them with -x).
 func watchWrapper(a *analyzer, words []wv, c actx) {
 	p := peelOptions(words, wrapSpec{value: "nq", long: set("--interval", "--equexit")})
 	c = c.withNote(finding{verdict: Ask, rule: "construct: watch", reason: "watch runs the command repeatedly", construct: "watch"})
@@ -520,7 +520,7 @@ func opaqueRunner(a *analyzer, words []wv, c actx) {
 }
 
 // inlineCode reports whether argv runs interpreter code given inline (python -c, node -e,
-// perl -e, awk programs …) or read from stdin; such code is opaque (B22). It returns a reason.
+// perl -e, awk programs …) or read from stdin; such code is opaque. It returns a reason.
 func inlineCode(argv []string) (string, bool) {
 	if len(argv) == 0 || argv[0] == DynamicWord {
 		return "", false

@@ -541,6 +541,10 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 	if d.Path != "" {
 		add("path:", d.Path)
 	}
+	if d.JudgedFrom == "title" {
+		// The agent sent no command, only a title: say which text the policy judged.
+		add("judged:", d.Judged+" (taken from the tool call's title)")
+	}
 	if len(d.Argv) > 0 {
 		add("argv:", quoteArgv(d.Argv))
 	}

@@ -525,6 +525,18 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			ToolCall: acp.ToolCallUpdate{ToolCallId: "call-title", Title: acp.Ptr(arg), Kind: acp.Ptr(acp.ToolKindExecute),
 				Status: acp.Ptr(acp.ToolCallStatusPending)}})
 		a.say("permission " + outcomeText(r, err))
+	case "geminiperm": // geminiperm TITLE: gemini-cli's execute request, the command only in the title (no rawInput.command), the description as text content
+		title := arg
+		if title == "" {
+			title = "rm -rf build [in sub] (Remove the build directory)"
+		}
+		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: "call-gemini", Title: acp.Ptr(title), Kind: acp.Ptr(acp.ToolKindExecute),
+				Content: []acp.ToolCallContent{acp.ToolContent(acp.TextBlock("Remove the build directory"))}}})
+		a.say("permission " + outcomeText(r, err))
+		if cancelledTurn(ctx, r, err) {
+			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		}
 	case "goeson": // ignores session/cancel: once cancelled it still asks and runs, then ends normally
 		a.say("working")
 		select {
