@@ -36,7 +36,8 @@ type cliOptions struct {
 	cwd        string
 	prompts    []string
 	headless   bool
-	approve    string // "deny" | "allow"
+	approve    string   // "deny" | "allow"
+	answers    []string // --answer KEY=VALUE, in command-line order
 	auditLog   string
 	logFile    string
 	trace      string // --trace FILE: the JSON-RPC protocol trace
@@ -69,6 +70,9 @@ Flags:
   --prompt TEXT     send TEXT as a prompt; repeatable, sent in order, one turn each
   --headless        no TUI: print the session as plain text on stdout
   --approve MODE    headless answer to "ask" decisions: deny (default) or allow
+  --answer KEY=VALUE
+                    headless answer to a field of the agent's questions (elicitation
+                    forms); repeatable; without any, questions are declined
   --audit-log FILE  audit log (default $XDG_STATE_HOME/acpterm/audit.jsonl)
   --log FILE        diagnostics log (default $XDG_STATE_HOME/acpterm/acpterm.log; rotated at 16 MiB, one old file kept)
   --trace FILE      write every JSON-RPC message to and from the agent to FILE (JSONL,
@@ -93,6 +97,7 @@ func parseArgs(args []string) (cliOptions, error) {
 	fs.Var((*stringList)(&o.prompts), "prompt", "")
 	fs.BoolVar(&o.headless, "headless", false, "")
 	fs.StringVar(&o.approve, "approve", "deny", "")
+	fs.Var((*stringList)(&o.answers), "answer", "")
 	fs.StringVar(&o.auditLog, "audit-log", "", "")
 	fs.StringVar(&o.logFile, "log", "", "")
 	fs.StringVar(&o.trace, "trace", "", "")
@@ -120,6 +125,14 @@ func parseArgs(args []string) (cliOptions, error) {
 	fs.Visit(func(f *flag.Flag) { approveSet = approveSet || f.Name == "approve" })
 	if approveSet && !o.headless {
 		return o, usageError("--approve answers questions in --headless mode only; the interactive mode asks you")
+	}
+	for _, a := range o.answers {
+		if k, _, ok := strings.Cut(a, "="); !ok || strings.TrimSpace(k) == "" {
+			return o, usageError("--answer %q: must be KEY=VALUE (the field name of the agent's question, then its value)", a)
+		}
+	}
+	if len(o.answers) > 0 && !o.headless {
+		return o, usageError("--answer answers questions in --headless mode only; the interactive mode asks you")
 	}
 	if o.demo && len(o.agent) > 0 {
 		return o, usageError("--demo runs the built-in agent; do not also name an agent (%q)", strings.Join(o.agent, " "))

@@ -303,7 +303,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		out := &pipeWriter{w: std.out, gone: outGone}
 		code, err := ui.RunHeadless(hctx, ui.HeadlessOptions{
 			Client: s.client, TerminalText: ui.TerminalText(s.mgr, s.client.Screen),
-			Prompts: prompts, Approve: o.approve, Out: out,
+			Prompts: prompts, Approve: o.approve, Answers: o.answers, Out: out,
 		})
 		switch {
 		case ctx.Err() != nil:

@@ -162,6 +162,7 @@ type Client struct {
 	tools       map[string]*ToolCall // what updates said of each tool call (for policy decisions and labels)
 	terms       map[string]*clientTerm
 	agentTerms  map[string]*agentTerm
+	el          elicitations
 	closing     bool
 	dead        bool
 	exitErr     *AgentExitError
@@ -294,7 +295,7 @@ func (c *Client) sdkLogger() *slog.Logger {
 func (c *Client) handshake(ctx context.Context) error {
 	ictx, cancel := context.WithTimeout(ctx, c.o.InitTimeout)
 	defer cancel()
-	caps := acp.ClientCapabilities{Meta: map[string]any{"terminal_output": true}}
+	caps := acp.ClientCapabilities{Meta: map[string]any{"terminal_output": true}, Elicitation: elicitCaps()}
 	if c.o.Engine != nil {
 		caps.Fs = acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
 		caps.Terminal = c.o.Terminals != nil

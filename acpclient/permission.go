@@ -112,6 +112,7 @@ func (c *Client) cancelPending(by string) {
 	for _, p := range ps {
 		c.resolve(p, reply{cancelled: true}, "cancelled", by)
 	}
+	c.cancelElicitations(by)
 }
 
 // Answer answers a pending PermissionAsked. For agent requests OptionID must be one of the

@@ -298,6 +298,18 @@ func (c *Client) handleLine(line []byte) bool {
 		}()
 		return true
 	}
+	// Elicitations are handled here too (elicit.go); a $/cancel_request goes on to the SDK as
+	// well, which cancels its own requests of that id.
+	switch {
+	case !isNotification && env.Method == "elicitation/create":
+		c.onElicitation(env)
+		return true
+	case isNotification && env.Method == "elicitation/complete":
+		c.onElicitComplete(env.Params)
+		return true
+	case isNotification && env.Method == "$/cancel_request":
+		c.cancelElicitRPC(env.Params)
+	}
 	if _, err := c.sdkW.Write(append(line, '\n')); err != nil {
 		return false
 	}

@@ -35,7 +35,9 @@ type AuditEvent struct {
 	// Req identifies the request, e.g. "terminal/create#41".
 	Req string `json:"req,omitempty"`
 	// Kind is "exec", "read", "write" or "permission" (an agent's session/request_permission),
-	// "net" (a connection through acpterm's network proxy; see Host),
+	// "net" (a connection through acpterm's network proxy; see Host), "elicitation" (an agent's
+	// elicitation/create: verdict allow when accepted, Reason the mode, action and the agent's
+	// message, Fields the fields answered),
 	// or "grant" / "revoke" when an "always" grant is made (verdict allow) or revoked (verdict
 	// deny); Grant names it, Rule is its Grant.Rule, Reason says "session" or "saved".
 	Kind string `json:"kind"`
@@ -82,6 +84,10 @@ type AuditEvent struct {
 	BytesDown int64 `json:"bytes_down,omitempty"`
 	// DurationMS is how long the connection was open, in milliseconds.
 	DurationMS int64 `json:"duration_ms,omitempty"`
+
+	// Fields names the fields of an answered elicitation (kind "elicitation"; names only,
+	// never values).
+	Fields []string `json:"fields,omitempty"`
 }
 
 // AuditLeaf is the audit summary of one Leaf.

@@ -17,6 +17,7 @@ type agentAPI interface {
 	Prompt(text string)
 	Cancel()
 	Answer(requestID string, a acpclient.Answer)
+	AnswerElicitation(id string, a acpclient.ElicitationAnswer) error
 	SetMode(id string) error
 	SetConfigOption(id, value string) error
 	Info() acpclient.Info
@@ -68,10 +69,13 @@ type deps struct {
 
 type clientAgent struct{ c *acpclient.Client }
 
-func (a clientAgent) Prompt(text string)                         { a.c.Prompt(text) }
-func (a clientAgent) Cancel()                                    { a.c.Cancel() }
-func (a clientAgent) Answer(id string, ans acpclient.Answer)     { a.c.Answer(id, ans) }
-func (a clientAgent) SetMode(id string) error                    { return a.c.SetMode(id) }
+func (a clientAgent) Prompt(text string)                     { a.c.Prompt(text) }
+func (a clientAgent) Cancel()                                { a.c.Cancel() }
+func (a clientAgent) Answer(id string, ans acpclient.Answer) { a.c.Answer(id, ans) }
+func (a clientAgent) SetMode(id string) error                { return a.c.SetMode(id) }
+func (a clientAgent) AnswerElicitation(id string, ans acpclient.ElicitationAnswer) error {
+	return a.c.AnswerElicitation(id, ans)
+}
 func (a clientAgent) SetConfigOption(id, v string) error         { return a.c.SetConfigOption(id, v) }
 func (a clientAgent) Info() acpclient.Info                       { return a.c.Info() }
 func (a clientAgent) Screen(id string) (*terminals.Screen, bool) { return a.c.Screen(id) }

@@ -17,6 +17,7 @@ package ui
 //	[terminal t1] started: printf …                    then at exit:
 //	[terminal t1] exit 0                               followed by the output's last lines:
 //	  | hello Ann
+//	[elicitation] form "Pick one": color*  then  [elicitation] → accept: color (--answer)
 //	[notice] warn: …   [cancel]   [stop] end_turn   [error] turn failed: …
 //	[agent] exited: exit 3                             followed by its last stderr lines
 //
@@ -43,6 +44,7 @@ type HeadlessClient interface {
 	Events() <-chan acpclient.Event
 	Prompt(text string)
 	Answer(requestID string, a acpclient.Answer)
+	AnswerElicitation(id string, a acpclient.ElicitationAnswer) error
 	Cancel()
 }
 
@@ -59,6 +61,9 @@ type HeadlessOptions struct {
 	// acpterm's own prompts), anything else ("deny", the default) a reject option (or Deny).
 	// "always" options are never chosen: no lasting grant without a person.
 	Approve string
+	// Answers answer the agent's form elicitations: KEY=VALUE, repeatable (--answer). Without
+	// any, every elicitation is declined.
+	Answers []string
 	// Out receives the transcript. Required.
 	Out io.Writer
 	// TailLines is how many final output lines are printed per terminal; 0 → 10.
@@ -109,6 +114,7 @@ type headless struct {
 	sent        int   // prompts sent
 	running     bool  // a turn is running
 	failure     error // first turn failure or agent exit
+	badAnswer   error // an --answer that did not fit a question (exit status 2)
 	interrupted bool  // ctx ended: "[cancel] <cause>" is printed, not the client's "[cancel]"
 }
 
@@ -177,6 +183,9 @@ func (h *headless) finish() (int, error) {
 	h.endStream()
 	if h.failure != nil {
 		return 1, h.failure
+	}
+	if h.badAnswer != nil {
+		return 2, h.badAnswer
 	}
 	if h.sent < len(h.o.Prompts) {
 		return 1, ErrHeadlessIncomplete
@@ -286,6 +295,12 @@ func (h *headless) handle(ev acpclient.Event) {
 		h.running = false
 	case acpclient.Notice:
 		h.line("[notice] %s: %s", e.Level, sanitizeLine(e.Text))
+	case acpclient.ElicitationAsked:
+		h.elicit(e)
+	case acpclient.ElicitationResolved:
+		h.elicitResolved(e)
+	case acpclient.ElicitationCompleted:
+		h.line("[elicitation] %s completed", sanitizeLine(e.ElicitationID))
 	}
 	h.toolChanges()
 }

@@ -120,6 +120,9 @@ type Model struct {
 	// gets keys first. appr is the approval overlay, on the stack while a request waits.
 	overlays []overlay
 
+	elicits []acpclient.ElicitationAsked // pending elicitations, oldest first (elicitation.go)
+	elicit  *elicitForm                  // the dialog of elicits[0], on the overlay stack
+
 	agentGone string // non-empty once the agent process exited on its own: the status text
 	closed    bool   // the event channel closed
 	quitting  bool
@@ -427,6 +430,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			m.addBanner("error", "kill "+msg.label+": "+msg.err.Error())
 		}
+		return nil
+	case elicitAnsweredMsg:
+		m.onElicitAnswered(msg)
+		return nil
+	case urlOpenedMsg:
+		m.onURLOpened(msg)
 		return nil
 	case pagerDoneMsg:
 		if msg.err != nil {

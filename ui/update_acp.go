@@ -71,6 +71,8 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 				cmds = append(cmds, tea.Raw("\a"))
 			}
 		}
+	case acpclient.ElicitationAsked, acpclient.ElicitationResolved, acpclient.ElicitationCompleted:
+		m.onElicitation(ev)
 	case acpclient.PermissionResolved:
 		delete(m.answered, e.ID)
 		delete(m.appr.sel, e.ID)

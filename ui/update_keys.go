@@ -182,6 +182,10 @@ func (m *Model) handlePaste(s string) tea.Cmd {
 			return nil
 		}
 	}
+	if form := m.elicit; form != nil && m.topOverlay() == overlay(form) && !form.sent {
+		form.paste(s) // into the question's focused text field
+		return nil
+	}
 	// Pasted text is the prompt's, never an answer (nor a key of another overlay): it goes into
 	// the editor, and a request in front waits for the answer key again.
 	m.ed.insert(s)

@@ -735,6 +735,10 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.say("about to die")
 		time.Sleep(50 * time.Millisecond)
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	case "elicit", "elicitask", "elicitbad", "elicittwice": // form elicitations (elicit.go)
+		a.elicitForm(f[0])
+	case "elicurl": // elicurl URL: a URL elicitation, then elicitation/complete after an accept
+		a.elicitURL(arg)
 	case "fail":
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": "scripted failure"})
 	case "refuse":
