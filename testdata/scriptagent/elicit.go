@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -66,7 +67,7 @@ func elicitResult(msg json.RawMessage) string {
 	if r.Result == nil {
 		return "elicitation no result"
 	}
-	fmt.Fprintf(os.Stderr, "elicitation response: %s\n", msg)
+	fmt.Fprintf(os.Stderr, "elicitation response: %s\n", bytes.TrimSpace(msg))
 	out := "elicitation " + r.Result.Action
 	if len(r.Result.Content) > 0 {
 		// Re-encoded: keys sorted, so the text is stable.
