@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpterm/acpterm/internal/tmuxtest"
 )
 
 // startScript starts acpterm on the scripted agent in tmux (160x48) and waits for its session.
@@ -30,7 +32,7 @@ func waitLog(t *testing.T, e *testEnv, want string) string {
 		if time.Now().After(deadline) {
 			t.Fatalf("log lacks %q:\n%s", want, l)
 		}
-		time.Sleep(pollInterval)
+		time.Sleep(tmuxtest.PollInterval)
 	}
 }
 

@@ -115,6 +115,7 @@ type elicitForm struct {
 	focus  int
 	errs   map[string]string // field name → problem ("" key: the whole answer)
 	sent   bool              // answered; waiting for ElicitationResolved
+	keys   bool              // the dialog takes keys (else the answer key gives them to it)
 	note   string            // a line under the form (URL opened, how to open it)
 }
 
@@ -244,8 +245,18 @@ func (form *elicitForm) overlayID() string { return elicitOverlayID }
 // handleKey implements overlay (see handleElicitKey). While the answer is on its way the dialog
 // is hidden and passes every key on; the interrupt key (cancel the turn) and conversation
 // scrolling always pass.
+//
+// Typing never answers it: a question that arrives while the user types a prompt (or a pane has
+// the keyboard) leaves every key to the editor until the answer key (tab) is pressed.
 func (form *elicitForm) handleKey(m *Model, k tea.KeyPressMsg) action {
 	if form.sent || key.Matches(k, m.keys.Interrupt, m.keys.ScrollUp, m.keys.ScrollDown) {
+		return passAction
+	}
+	if !form.keys {
+		if key.Matches(k, m.keys.Answer) {
+			form.keys = true
+			return keptAction
+		}
 		return passAction
 	}
 	return doAction(false, func(m *Model) tea.Cmd { return m.handleElicitKey(form, k) })
@@ -265,6 +276,7 @@ func (m *Model) showNextElicit() {
 		return
 	}
 	m.elicit = newElicitForm(m.elicits[0])
+	m.elicit.keys = !m.typing() && !m.focused
 	// Under the views the user opened (help, grants): it shows once they close them.
 	m.pushOverlayBottom(m.elicit)
 }
@@ -541,7 +553,7 @@ func (m *Model) elicitOverlay(form *elicitForm, w, maxH int) string {
 		if form.note != "" {
 			lines = append(lines, st.Warn.Render(truncate(form.note, inner)))
 		}
-		lines = append(lines, "", st.Dim.Render(truncate("o open in browser · enter done (I opened it) · d decline · esc cancel", inner)))
+		lines = append(lines, "", m.elicitHint(form, "o open in browser · enter done (I opened it) · d decline · esc cancel", inner))
 		return st.Modal.Render(strings.Join(clipLines(lines, maxH-2), "\n"))
 	}
 	for i, ef := range form.fields {
@@ -569,9 +581,17 @@ func (m *Model) elicitOverlay(form *elicitForm, w, maxH int) string {
 	if msg, bad := form.errs[""]; bad {
 		lines = append(lines, wrapCells(st.Error.Render("✗ "+sanitizeLine(msg)), inner)...)
 	}
-	lines = append(lines, "", st.Dim.Render(truncate("enter submit · tab/↑↓ field · ←→/space choose · ctrl+d decline · esc cancel", inner)))
+	lines = append(lines, "", m.elicitHint(form, "enter submit · tab/↑↓ field · ←→/space choose · ctrl+d decline · esc cancel", inner))
 	// Keep the focused field in view when the form is taller than the window.
 	return st.Modal.Render(strings.Join(clipLines(lines, maxH-2), "\n"))
+}
+
+// elicitHint is the dialog's key line: its keys, or how to give it the keys.
+func (m *Model) elicitHint(form *elicitForm, keys string, w int) string {
+	if !form.keys {
+		return m.st.Warn.Render(truncate(m.keys.Answer.Help().Key+" answers · what you type goes to the prompt", w))
+	}
+	return m.st.Dim.Render(truncate(keys, w))
 }
 
 // clipLines keeps at most n lines (the first ones: title, message, first fields).

@@ -129,3 +129,18 @@ func TestElicitationURLOnlyHTTP(t *testing.T) {
 		t.Fatalf("no refusal:\n%s", scr)
 	}
 }
+
+func TestElicitationWaitsWhileTyping(t *testing.T) {
+	h := newHarness(t, nil)
+	h.typeText("draft")
+	h.ev(elicitAsk(t, "e1", `{"mode":"form","message":"Pick","requestedSchema":{"properties":{"c":{"type":"string","enum":["A","B"],"default":"A"}}}}`))
+	if scr := h.screenText(); !strings.Contains(scr, "tab answers · what you type goes to the prompt") {
+		t.Fatalf("no hint:\n%s", scr)
+	}
+	h.typeText(" more")
+	h.key("enter") // sends the prompt, never the form
+	wantCalls(t, h.agent.take(), "prompt draft more")
+	h.key("tab")
+	h.key("enter")
+	wantCalls(t, h.agent.take(), `elicit e1 accept {"c":"A"}`)
+}
