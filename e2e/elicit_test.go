@@ -20,6 +20,19 @@ func startScript(t *testing.T, e *testEnv, args ...string) *tmux {
 }
 
 // waitLog waits until acpterm's log holds want (as slog quotes it in a line="…" value).
+// answerDialog gives the question dialog the keys: one that arrived while the prompt was being
+// typed says "tab answers" and waits for tab.
+func answerDialog(tm *tmux) {
+	tm.t.Helper()
+	scr := tm.waitUntil("the question dialog's key line", func(s string) bool {
+		return strings.Contains(s, "tab answers") || strings.Contains(s, "esc cancel")
+	})
+	if strings.Contains(scr, "tab answers") {
+		tm.keys("Tab")
+		tm.waitFor("esc cancel")
+	}
+}
+
 func waitLog(t *testing.T, e *testEnv, want string) string {
 	t.Helper()
 	want = strings.ReplaceAll(want, `"`, `\"`)
@@ -43,6 +56,7 @@ func TestTUIElicitationFormAnswered(t *testing.T) {
 	tm.keys("Enter")
 	tm.waitFor("Question from the agent: Project setup")
 	tm.waitFor("› Project name *  2–20 chars")
+	answerDialog(tm)
 	// A name that is too short: the dialog says so under the field and sends nothing.
 	tm.typeText("X")
 	tm.keys("Enter")
@@ -85,6 +99,7 @@ func TestTUIElicitationDeclined(t *testing.T) {
 	tm.keys("Enter")
 	tm.waitFor("Which color should the file be?")
 	tm.waitFor("( ) Red  ( ) Blue")
+	answerDialog(tm)
 	tm.keys("C-d")
 	tm.waitFor("elicitation decline")
 	tm.waitGone("Question from the agent")
