@@ -8,13 +8,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpterm/acpterm/sandbox"
 	"go.uber.org/goleak"
 
 	"github.com/acpterm/acpterm/internal/proctree"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.RunHelperIfAsked()
 	goleak.VerifyTestMain(m)
+}
+
+// testSandbox is the spec every test manager uses when ACPTERM_TEST_SANDBOX=1 (the whole
+// suite then runs sandboxed: roots /tmp and /, network on).
+func testSandbox() *sandbox.Spec {
+	if os.Getenv("ACPTERM_TEST_SANDBOX") != "1" {
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "acpterm-sbx-test-")
+	if err != nil {
+		panic(err)
+	}
+	return &sandbox.Spec{Mode: sandbox.ModeRequired, Roots: []string{os.TempDir()}, TempDir: tmp, Network: sandbox.NetworkOn, Seccomp: true}
 }
 
 // testEnv is a small, predictable environment for test commands.
@@ -36,6 +51,9 @@ func newMgr(t *testing.T, o ManagerOptions) *harness {
 		}
 	}
 	o.Subreaper = true // the escapee tests need re-parented processes to come here
+	if o.Sandbox == nil {
+		o.Sandbox = testSandbox()
+	}
 	h.Manager = NewManager(o)
 	t.Cleanup(func() { _ = h.Close() })
 	return h
@@ -138,4 +156,13 @@ func intAfter(t *testing.T, s, prefix string) int {
 		t.Fatalf("no number after %q in %q", prefix, s)
 	}
 	return n
+}
+
+// skipHostPids skips a test that checks, in the host's /proc, pids a command printed: in a
+// sandboxed run those are pids of the command's own PID namespace (the sandbox tests cover
+// that everything in it ends with the helper).
+func skipHostPids(t *testing.T) {
+	if os.Getenv("ACPTERM_TEST_SANDBOX") == "1" {
+		t.Skip("pids printed inside the sandbox's PID namespace are not host pids")
+	}
 }

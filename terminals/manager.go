@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpterm/acpterm/internal/proctree"
+	"github.com/acpterm/acpterm/sandbox"
 )
 
 // ManagerOptions configure a Manager.
@@ -28,6 +29,11 @@ type ManagerOptions struct {
 	// are re-parented to it and can still be found and reaped on release. Without it such
 	// processes go to init and only the environment marker finds them.
 	Subreaper bool
+	// Sandbox, when not nil, runs every terminal's command through the sandbox helper under
+	// this spec (its TTY is set to each terminal's own pty). In sandbox.ModeRequired, Start
+	// fails when a layer is missing. The program must call sandbox.RunHelperIfAsked first
+	// thing in main.
+	Sandbox *sandbox.Spec
 }
 
 // Manager starts terminals and keeps track of them.

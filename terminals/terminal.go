@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acpterm/acpterm/sandbox"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
@@ -74,6 +75,7 @@ type Terminal struct {
 	grace   time.Duration
 
 	pid  int
+	sb   *sandbox.Process // nil: not sandboxed
 	ptmx *os.File
 	ptMu sync.RWMutex // excludes ioctls on ptmx while it is being closed
 	tr   *Transcript
@@ -184,7 +186,13 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 		Stdin: tty, Stdout: tty, Stderr: tty,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
 	}
-	err = cmd.Start()
+	if m.o.Sandbox != nil {
+		spec := *m.o.Sandbox
+		spec.TTY = tty.Name()
+		t.sb, err = sandbox.Start(&spec, cmd)
+	} else {
+		err = cmd.Start()
+	}
 	_ = tty.Close()
 	if err != nil {
 		_ = ptmx.Close()
@@ -629,6 +637,14 @@ func (t *Terminal) writer() {
 func (t *Terminal) waiter(cmd *exec.Cmd) {
 	_ = cmd.Wait()
 	st := statusOf(cmd.ProcessState)
+	if t.sb != nil {
+		// The helper is the PID namespace's init, which no signal can end: the command's
+		// own status comes over the helper's status pipe. None means the helper was
+		// killed (SIGKILL), and the kernel killed the command with it.
+		if es, ok := t.sb.Exit(time.Second); ok {
+			st = ExitStatus{Code: es.Code, Signal: es.Signal}
+		}
+	}
 	close(t.leaderDone)
 	timer := time.NewTimer(DrainBound)
 	select {
@@ -657,8 +673,20 @@ func (t *Terminal) Dir() string { return t.dir }
 // StartedAt returns when the command was started.
 func (t *Terminal) StartedAt() time.Time { return t.started }
 
-// Pid returns the leader's process id (also its process group and session id).
+// Pid returns the leader's process id (also its process group and session id); for a
+// sandboxed terminal the leader is the sandbox helper, the init of the command's PID
+// namespace.
 func (t *Terminal) Pid() int { return t.pid }
+
+// Sandbox returns the sandbox layers confirmed in force for the command, or nil when the
+// terminal is not sandboxed (ManagerOptions.Sandbox nil).
+func (t *Terminal) Sandbox() *sandbox.Report {
+	if t.sb == nil {
+		return nil
+	}
+	r := t.sb.Report()
+	return &r
+}
 
 // Output returns the transcript and, once the terminal has exited and its
 // output was drained, the exit status.

@@ -188,6 +188,7 @@ func TestManyFastExitsKeepLastLine(t *testing.T) {
 }
 
 func TestBackgroundHolderDoesNotDelayExit(t *testing.T) {
+	skipHostPids(t)
 	h := newMgr(t, ManagerOptions{})
 	// The issue's `(trap '' HUP; exec sleep 30) & echo done`, with the trap
 	// set before the fork: otherwise the leader can exit (and the kernel
@@ -214,6 +215,7 @@ func TestBackgroundHolderDoesNotDelayExit(t *testing.T) {
 }
 
 func TestKillGroupWithGrandchild(t *testing.T) {
+	skipHostPids(t)
 	h := newMgr(t, ManagerOptions{})
 	term := h.start(t, StartOptions{ShellLine: "sleep 300 & echo gc=$!; wait"})
 	h.waitOutput(t, term, "gc=")
@@ -249,6 +251,7 @@ func TestKillEscalatesAfterGrace(t *testing.T) {
 }
 
 func TestSetsidEscapeeReapedOnRelease(t *testing.T) {
+	skipHostPids(t)
 	h := newMgr(t, ManagerOptions{})
 	// The leader waits until the double-forked child has reported its pid.
 	term := h.start(t, StartOptions{ShellLine: "setsid sh -c 'exec sleep 300' >/dev/null 2>&1 & " +
@@ -521,6 +524,7 @@ func TestWriteNeverBlocks(t *testing.T) {
 // A background process that keeps writing must not keep exit from being
 // reported (the post-exit drain is bounded).
 func TestBackgroundWriterDoesNotDelayExit(t *testing.T) {
+	skipHostPids(t)
 	h := newMgr(t, ManagerOptions{})
 	// The writer's pid goes to a file: `yes` can push the start of the transcript past its limit.
 	pidFile := filepath.Join(t.TempDir(), "bg.pid")

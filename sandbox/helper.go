@@ -1,0 +1,424 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// The helper keeps its main goroutine on the thread that starts it: per-thread state
+// (the mount namespace work, capabilities) stays on the thread that forks the command.
+func init() {
+	if IsHelper() {
+		runtime.LockOSThread()
+	}
+}
+
+// IsHelper reports whether this process was started as the sandbox helper.
+func IsHelper() bool { return len(os.Args) > 1 && os.Args[1] == HelperArg }
+
+// RunHelperIfAsked runs the sandbox helper and exits when this process was started as one
+// (see HelperArg); otherwise it returns at once. Call it first thing in main.
+func RunHelperIfAsked() {
+	if IsHelper() {
+		os.Exit(helperMain())
+	}
+}
+
+// helper is the state of the running helper.
+type helper struct {
+	req    request
+	status *os.File
+	rep    Report
+}
+
+func (h *helper) send(m message) {
+	b, _ := json.Marshal(m)
+	_, _ = h.status.Write(append(b, '\n'))
+}
+
+func (h *helper) fail(code int, format string, a ...any) int {
+	h.send(message{Error: fmt.Sprintf(format, a...)})
+	return code
+}
+
+func (h *helper) missing(layer, reason string) {
+	h.rep.Missing = append(h.rep.Missing, layer+": "+reason)
+}
+
+// helperMain applies the layers, confirms each with a canary, starts the command and acts
+// as its init until it exits. It returns the helper's exit code.
+func helperMain() int {
+	h := &helper{status: os.NewFile(statusFD, "sandbox-status")}
+	raw := os.Getenv(specEnv)
+	_ = os.Unsetenv(specEnv)
+	if err := json.Unmarshal([]byte(raw), &h.req); err != nil {
+		return h.fail(125, "sandbox: helper: bad request: %v", err)
+	}
+	// No descriptor above 2 reaches the command: mark them all close-on-exec (the Go
+	// runtime's own are already).
+	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	spec := &h.req.Spec
+	h.rep = Report{Mode: spec.Mode, Layers: Layers{Net: "on"}, Missing: append([]string{}, h.req.Missing...)}
+
+	// Namespaces.
+	if h.req.NS.User {
+		if nsID("user") != h.req.Parent.User && nsID("user") != 0 {
+			h.rep.Layers.UserNS = true
+		} else {
+			h.missing("user_ns", "not in a new user namespace")
+		}
+	}
+	if h.req.NS.PID {
+		if os.Getpid() == 1 && nsID("pid") != h.req.Parent.PID {
+			h.rep.Layers.PidNS = true
+		} else {
+			h.missing("pid_ns", "the helper is not PID 1 of a new PID namespace")
+		}
+	}
+	if h.req.NS.Mount {
+		if err := h.setupMounts(); err != nil {
+			h.missing("mount_ns", err.Error())
+		} else if err := h.checkMounts(); err != nil {
+			h.missing("mount_ns", err.Error())
+		} else {
+			h.rep.Layers.MountNS = true
+		}
+	}
+	if spec.Network == NetworkOff {
+		if !h.req.NS.Net {
+			// the parent already said why
+		} else if err := checkEmptyNet(h.req.Parent.Net); err != nil {
+			h.missing("net", err.Error())
+		} else {
+			h.rep.Layers.Net = "off"
+		}
+	}
+	dir := h.req.Dir
+	// Re-enter the working directory by name, so it is looked up below the new mounts
+	// (a cwd inside a directory bound read-only must be the read-only one).
+	if err := os.Chdir(dir); err != nil {
+		return h.fail(125, "sandbox: helper: working directory %s: %v", dir, err)
+	}
+
+	// An abstract unix socket made outside the Landlock domain: connecting to it from
+	// inside must fail when abstract sockets are scoped.
+	abi, _ := ll.LandlockGetABIVersion()
+	var abstract string
+	if abi >= 6 {
+		abstract = fmt.Sprintf("@acpterm-sandbox-canary-%d-%d", os.Getpid(), nsID("net"))
+		if l, err := net.Listen("unix", abstract); err == nil {
+			defer l.Close()
+		} else {
+			abstract = ""
+		}
+	}
+
+	// no_new_privs on every thread.
+	if err := ll.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		h.missing("no_new_privs", err.Error())
+	} else if v, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); err != nil || v != 1 {
+		h.missing("no_new_privs", "prctl(PR_GET_NO_NEW_PRIVS) did not return 1")
+	} else {
+		h.rep.Layers.NoNewPrivs = true
+	}
+
+	h.landlock(abi, abstract)
+
+	if spec.Seccomp {
+		if err := loadSeccomp(spec.Network == NetworkOff); err != nil {
+			h.missing("seccomp", err.Error())
+		} else if err := checkSeccomp(); err != nil {
+			h.missing("seccomp", err.Error())
+		} else {
+			h.rep.Layers.Seccomp = true
+		}
+	}
+
+	if err := checkFDs(); err != nil {
+		h.missing("fds", err.Error())
+	} else {
+		h.rep.Layers.FDsClosed = true
+	}
+
+	if spec.Mode == ModeRequired && len(h.rep.Missing) > 0 {
+		return h.fail(125, "sandbox: required layer missing: %s", strings.Join(h.rep.Missing, "; "))
+	}
+	return h.run()
+}
+
+// landlock restricts the helper (all threads, so the command inherits it) and confirms
+// it with the canary file and, with ABI >= 6, the abstract socket.
+func (h *helper) landlock(abi int, abstract string) {
+	spec := &h.req.Spec
+	if abi <= 0 {
+		h.missing("landlock", "not available (kernel without Landlock, or disabled at boot)")
+		return
+	}
+	h.rep.Layers.Landlock.ABI = min(abi, 7)
+	presets := []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7}
+	cfg := presets[h.rep.Layers.Landlock.ABI-1]
+	if spec.Network != NetworkOff {
+		cfg.HandledAccessNet = 0
+	}
+	writable := existing(append(append(append([]string(nil), spec.Roots...), spec.TempDir), spec.Write...))
+	if h.rep.Layers.MountNS {
+		writable = append(writable, existing([]string{"/dev/shm"})...) // a private tmpfs (setupMounts)
+	}
+	var dirs, files []string
+	for _, p := range writable {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
+	}
+	devs := existing([]string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", spec.TTY})
+	rw := landlock.RWDirs(dirs...)
+	if abi >= 2 {
+		rw = rw.WithRefer()
+	}
+	devRule := landlock.RWFiles(devs...)
+	if abi >= 5 {
+		devRule = devRule.WithIoctlDev()
+	}
+	rules := []landlock.Rule{landlock.RODirs("/"), rw, devRule}
+	if len(files) > 0 {
+		rules = append(rules, landlock.RWFiles(files...))
+	}
+	if err := cfg.Restrict(rules...); err != nil {
+		h.missing("landlock", err.Error())
+		h.rep.Layers.Landlock.ABI = 0
+		return
+	}
+	if h.req.Canary == "" {
+		return // the parent reported why
+	}
+	fd, err := unix.Open(h.req.Canary, unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+		h.missing("landlock", "a write outside the writable paths was not refused")
+		return
+	}
+	if !errors.Is(err, unix.EACCES) {
+		h.missing("landlock", "the canary write failed with "+err.Error()+", not EACCES")
+		return
+	}
+	if spec.Network == NetworkOff && abi >= 4 {
+		if err := tcpRefused(); err != nil {
+			h.missing("landlock", err.Error())
+			return
+		}
+	}
+	if abstract != "" {
+		c, err := net.Dial("unix", abstract)
+		if err == nil {
+			c.Close()
+			h.missing("landlock", "an abstract unix socket outside the sandbox was reachable")
+			return
+		}
+		if !errors.Is(err, unix.EPERM) {
+			h.missing("landlock", "the abstract socket canary failed with "+err.Error()+", not EPERM")
+			return
+		}
+	}
+	h.rep.Layers.Landlock.Enforced = true
+}
+
+// tcpRefused confirms Landlock refuses TCP connect (EACCES) with network off.
+func tcpRefused() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("tcp canary: socket: %v", err)
+	}
+	defer unix.Close(fd)
+	err = unix.Connect(fd, &unix.SockaddrInet4{Port: 9, Addr: [4]byte{127, 0, 0, 1}})
+	if !errors.Is(err, unix.EACCES) {
+		return fmt.Errorf("tcp connect was not refused by Landlock (got %v)", err)
+	}
+	return nil
+}
+
+func existing(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// checkEmptyNet confirms a new network namespace with no interface but a loopback.
+func checkEmptyNet(parent uint64) error {
+	if id := nsID("net"); id == 0 || id == parent {
+		return errors.New("not in a new network namespace")
+	}
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return fmt.Errorf("listing interfaces: %v", err)
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagLoopback == 0 {
+			return fmt.Errorf("interface %s present in the network namespace", i.Name)
+		}
+	}
+	return nil
+}
+
+// checkFDs confirms every descriptor above 2 is close-on-exec.
+func checkFDs() error {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		if err != nil {
+			continue // the directory's own descriptor, closed meanwhile
+		}
+		if fl&unix.FD_CLOEXEC == 0 {
+			return fmt.Errorf("descriptor %d would be inherited", fd)
+		}
+	}
+	return nil
+}
+
+// run starts the command in the helper's session and process group and waits for it,
+// forwarding signals and reaping every process that ends below the helper.
+func (h *helper) run() int {
+	spec := &h.req.Spec
+	env := make([]string, 0, len(os.Environ())+2)
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TMPDIR=") || strings.HasPrefix(kv, specEnv+"=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "TMPDIR="+spec.TempDir)
+	if gc := goCacheRedirect(env, spec); gc != "" {
+		env = append(env, "GOCACHE="+gc)
+	}
+	sigs := make(chan os.Signal, 64)
+	signal.Notify(sigs, unix.SIGCHLD, unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT,
+		unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT, unix.SIGALRM, unix.SIGPIPE)
+	attr := &syscall.ProcAttr{
+		Dir: h.req.Dir, Env: env, Files: []uintptr{0, 1, 2},
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	}
+	pid, err := syscall.ForkExec(h.req.Path, h.req.Argv, attr)
+	if err != nil {
+		return h.fail(127, "sandbox: exec %s: %v", h.req.Path, err)
+	}
+	rep := h.rep
+	h.send(message{Ready: &rep})
+	self := unix.Getpgrp()
+	for s := range sigs {
+		sig := s.(syscall.Signal)
+		if sig != unix.SIGCHLD {
+			// A signal for the group reached the command directly; one for the helper
+			// alone (the command moved to a group of its own) is passed on.
+			if pg, err := unix.Getpgid(pid); err == nil && pg != self {
+				switch sig {
+				case unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2:
+					_ = unix.Kill(pid, sig)
+				}
+			}
+			continue
+		}
+		for {
+			var ws unix.WaitStatus
+			got, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if err != nil || got <= 0 {
+				break
+			}
+			if got != pid {
+				continue
+			}
+			var st ExitStatus
+			code := 0
+			if ws.Signaled() {
+				st.Signal = unix.SignalName(ws.Signal())
+				if st.Signal == "" {
+					st.Signal = "SIG" + strconv.Itoa(int(ws.Signal()))
+				}
+				code = 128 + int(ws.Signal())
+			} else {
+				c := ws.ExitStatus()
+				st.Code = &c
+				code = c
+			}
+			h.send(message{Exit: &st})
+			return code
+		}
+	}
+	return 125
+}
+
+// goCacheRedirect returns a per-session GOCACHE below the temp dir when the Go build cache
+// the command would use is not writable in the sandbox (a shared compiled-object cache
+// written from inside would let sandboxed code poison builds run outside it); "" when
+// GOCACHE is set explicitly or is writable.
+func goCacheRedirect(env []string, spec *Spec) string {
+	get := func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	if get("GOCACHE") != "" {
+		return ""
+	}
+	base := get("XDG_CACHE_HOME")
+	if base == "" {
+		if home := get("HOME"); home != "" {
+			base = home + "/.cache"
+		}
+	}
+	if base != "" {
+		gc := base + "/go-build"
+		for _, w := range append(append(append([]string(nil), spec.Roots...), spec.TempDir), spec.Write...) {
+			if within(gc, w) {
+				return ""
+			}
+		}
+	}
+	return spec.TempDir + "/go-build"
+}
+
+// checkSeccomp confirms ioctl(TIOCSTI) is refused with EPERM (on /dev/null, where the
+// call would otherwise fail with ENOTTY and type nothing).
+func checkSeccomp() error {
+	fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	c := byte('x')
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCSTI, uintptr(unsafe.Pointer(&c)))
+	if e != unix.EPERM {
+		return fmt.Errorf("ioctl(TIOCSTI) was not refused (got %v)", e)
+	}
+	return nil
+}

@@ -1,0 +1,363 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// HelperArg is the hidden first argument that turns the program into the sandbox helper.
+// A program using Start must call RunHelperIfAsked first thing in main (and in TestMain),
+// because Start re-executes /proc/self/exe with it.
+const HelperArg = "__sandbox-exec"
+
+// specEnv carries the request to the helper; the helper removes it before the command runs.
+const specEnv = "ACPTERM_SANDBOX_REQUEST"
+
+// statusFD is the helper's end of the status pipe.
+const statusFD = 3
+
+// setupBound is how long Start waits for the helper to report its layers.
+const setupBound = 30 * time.Second
+
+// request is what Start hands to the helper.
+type request struct {
+	Spec    Spec     `json:"spec"`
+	Path    string   `json:"path"`
+	Argv    []string `json:"argv"`
+	Dir     string   `json:"dir"`
+	Canary  string   `json:"canary"`  // a file outside every writable path (Landlock canary)
+	NS      nsFlags  `json:"ns"`      // namespaces created at clone
+	Missing []string `json:"missing"` // layers the parent could not set up, with the reason
+	Parent  nsIDs    `json:"parent"`  // the parent's namespace ids, to confirm new ones
+}
+
+type nsFlags struct{ User, Mount, PID, Net bool }
+
+type nsIDs struct{ User, Mount, PID, Net uint64 }
+
+// message is one JSON line on the status pipe.
+type message struct {
+	Ready *Report     `json:"ready,omitempty"`
+	Error string      `json:"error,omitempty"`
+	Exit  *ExitStatus `json:"exit,omitempty"`
+}
+
+// ExitStatus is how the sandboxed command ended: a code or a signal name.
+type ExitStatus struct {
+	Code   *int   `json:"code,omitempty"`
+	Signal string `json:"signal,omitempty"` // "SIGTERM", …
+}
+
+// Process is a command started through the helper.
+type Process struct {
+	report Report
+	lines  *bufio.Reader
+	status *os.File
+
+	mu   sync.Mutex
+	exit *ExitStatus
+	done chan struct{} // status pipe at EOF
+}
+
+// Report returns the layers in force for the command (confirmed before it started).
+func (p *Process) Report() Report { return p.report }
+
+// Exit returns the command's own exit status, once the helper has reported it (after the
+// helper was reaped; waits at most bound for the report). False when the helper died
+// without reporting (killed with SIGKILL: then the kernel killed the command as well).
+func (p *Process) Exit(bound time.Duration) (ExitStatus, bool) {
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		_ = p.status.SetReadDeadline(time.Now())
+		<-p.done
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.exit == nil {
+		return ExitStatus{}, false
+	}
+	return *p.exit, true
+}
+
+func (p *Process) readRest() {
+	defer close(p.done)
+	defer p.status.Close()
+	for {
+		line, err := p.lines.ReadBytes('\n')
+		if len(line) > 0 {
+			var m message
+			if json.Unmarshal(line, &m) == nil && m.Exit != nil {
+				p.mu.Lock()
+				p.exit = m.Exit
+				p.mu.Unlock()
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+var (
+	nsMu     sync.Mutex
+	nsBroken string // why namespaces could not be created (auto mode then goes without)
+)
+
+// Start runs cmd through the sandbox helper under spec. The caller fills cmd as for a
+// plain start (Path, Args, Dir, Env, Stdin/Stdout/Stderr, SysProcAttr with Setsid/Setctty);
+// cmd.ExtraFiles must be empty. Start turns it into the exec of the helper (/proc/self/exe
+// HelperArg) in new user, mount, PID and (network off) network namespaces with a parent-
+// death signal of SIGKILL, waits until the helper has applied and confirmed each layer,
+// and returns once the command runs. cmd.Wait then reaps the helper; Process.Exit gives
+// the command's own status.
+//
+// Errors: an invalid spec; in ModeRequired a missing layer ("sandbox: required layer
+// missing: pid_ns: user namespaces are disabled: …"); the helper failing to start or to
+// exec the command.
+func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if len(cmd.ExtraFiles) > 0 {
+		return nil, errors.New("sandbox: start: cmd.ExtraFiles must be empty")
+	}
+	req := request{Spec: *spec, Path: cmd.Path, Argv: cmd.Args, Dir: cmd.Dir, Parent: currentNS()}
+	canary, err := canaryFile(spec)
+	if err != nil {
+		req.Missing = append(req.Missing, "landlock: no canary: "+err.Error())
+	}
+	req.Canary = canary
+	if req.Dir == "" {
+		req.Dir, _ = os.Getwd()
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
+	}
+	defer w.Close()
+	base := cmd.SysProcAttr
+	if base == nil {
+		base = &syscall.SysProcAttr{}
+	}
+	env := make([]string, 0, len(cmd.Env)+1)
+	for _, kv := range cmd.Env {
+		if !strings.HasPrefix(kv, specEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Path = "/proc/self/exe"
+	cmd.Args = []string{"acpterm-sandbox", HelperArg}
+	cmd.ExtraFiles = []*os.File{w}
+
+	nsMu.Lock()
+	broken := nsBroken
+	nsMu.Unlock()
+	want := nsFlags{User: true, Mount: true, PID: true, Net: spec.Network == NetworkOff}
+	if broken != "" {
+		if spec.Mode == ModeRequired {
+			r.Close()
+			return nil, fmt.Errorf("sandbox: required layer missing: mount_ns: %s", broken)
+		}
+		want = nsFlags{}
+		req.Missing = append(req.Missing, nsMissing(spec, broken)...)
+	}
+	for {
+		req.NS = want
+		b, err := json.Marshal(req)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("sandbox: encode request: %w", err)
+		}
+		cmd.Env = append(env[:len(env):len(env)], specEnv+"="+string(b))
+		attr := *base
+		attr.Pdeathsig = syscall.SIGKILL
+		attr.Cloneflags = cloneFlags(want)
+		if want.User {
+			uid, gid := os.Geteuid(), os.Getegid()
+			size := 1
+			if uid == 0 {
+				size = 1<<32 - 1 // root keeps every uid as it is: files keep their owners
+			}
+			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: size}}
+			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: size}}
+			if uid == 0 {
+				attr.GidMappings[0] = syscall.SysProcIDMap{ContainerID: 0, HostID: 0, Size: size}
+			}
+			attr.GidMappingsEnableSetgroups = uid == 0
+		}
+		cmd.SysProcAttr = &attr
+		err = cmd.Start()
+		if err == nil {
+			break
+		}
+		if want == (nsFlags{}) || !isNSError(err) {
+			r.Close()
+			return nil, fmt.Errorf("sandbox: start helper: %w", err)
+		}
+		reason := nsReason(err)
+		if spec.Mode == ModeRequired {
+			r.Close()
+			return nil, fmt.Errorf("sandbox: required layer missing: mount_ns: %s", reason)
+		}
+		nsMu.Lock()
+		nsBroken = reason
+		nsMu.Unlock()
+		want = nsFlags{}
+		req.Missing = append(req.Missing, nsMissing(spec, reason)...)
+		cmd.Process = nil
+	}
+	_ = w.Close()
+	p := &Process{lines: bufio.NewReader(r), status: r, done: make(chan struct{})}
+	_ = r.SetReadDeadline(time.Now().Add(setupBound))
+	line, rerr := p.lines.ReadBytes('\n')
+	_ = r.SetReadDeadline(time.Time{})
+	var m message
+	if rerr == nil {
+		rerr = json.Unmarshal(line, &m)
+	}
+	if rerr != nil || m.Ready == nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		r.Close()
+		switch {
+		case m.Error != "":
+			return nil, errors.New(m.Error)
+		case errors.Is(rerr, os.ErrDeadlineExceeded):
+			return nil, fmt.Errorf("sandbox: the helper did not report its layers within %v", setupBound)
+		default:
+			return nil, fmt.Errorf("sandbox: the helper ended before the command started (%v)", rerr)
+		}
+	}
+	p.report = *m.Ready
+	go p.readRest()
+	return p, nil
+}
+
+// nsMissing names the layers lost when no namespace can be created.
+func nsMissing(spec *Spec, reason string) []string {
+	out := []string{"user_ns: " + reason, "mount_ns: " + reason, "pid_ns: " + reason}
+	if spec.Network == NetworkOff {
+		out = append(out, "net: "+reason)
+	}
+	return out
+}
+
+func cloneFlags(f nsFlags) uintptr {
+	var fl uintptr
+	if f.User {
+		fl |= unix.CLONE_NEWUSER
+	}
+	if f.Mount {
+		fl |= unix.CLONE_NEWNS
+	}
+	if f.PID {
+		fl |= unix.CLONE_NEWPID
+	}
+	if f.Net {
+		fl |= unix.CLONE_NEWNET
+	}
+	return fl
+}
+
+// isNSError reports whether a start failure is the kernel refusing the namespaces.
+func isNSError(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) ||
+		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.EACCES)
+}
+
+// nsReason explains why namespaces could not be created, naming the kernel setting at
+// fault when one is.
+func nsReason(err error) string {
+	read := func(p string) string {
+		b, _ := os.ReadFile(p)
+		return strings.TrimSpace(string(b))
+	}
+	switch {
+	case read("/proc/sys/kernel/unprivileged_userns_clone") == "0":
+		return "user namespaces are disabled: kernel.unprivileged_userns_clone=0"
+	case read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+		return "user namespaces are restricted by AppArmor: kernel.apparmor_restrict_unprivileged_userns=1"
+	case read("/proc/sys/user/max_user_namespaces") == "0":
+		return "user namespaces are disabled: user.max_user_namespaces=0"
+	}
+	return "creating namespaces failed: " + err.Error()
+}
+
+// currentNS returns this process's namespace ids (inode numbers of /proc/self/ns/*).
+func currentNS() nsIDs {
+	return nsIDs{User: nsID("user"), Mount: nsID("mnt"), PID: nsID("pid"), Net: nsID("net")}
+}
+
+func nsID(kind string) uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/"+kind, &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+// canaryFile returns a file the sandboxed process must not be able to open for writing:
+// an empty file acpterm creates in the first of the temp dir, /var/tmp, /dev/shm and
+// ~/.cache that no writable or protected path of spec covers.
+func canaryFile(spec *Spec) (string, error) {
+	home, _ := os.UserHomeDir()
+	cands := []string{os.TempDir(), "/var/tmp", "/dev/shm"}
+	if home != "" {
+		cands = append(cands, filepath.Join(home, ".cache"))
+	}
+	covered := func(p string) bool {
+		for _, list := range [][]string{spec.Roots, {spec.TempDir}, spec.Write, spec.ReadOnly, spec.Mask} {
+			for _, w := range list {
+				if within(p, w) || within(w, p) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	name := fmt.Sprintf("acpterm-sandbox-canary-%d", os.Geteuid())
+	for _, d := range cands {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			d = r
+		} else {
+			continue
+		}
+		p := filepath.Join(d, name)
+		if covered(p) {
+			continue
+		}
+		f, err := os.OpenFile(p, os.O_RDONLY|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+		if err != nil {
+			continue
+		}
+		fi, err := f.Stat()
+		f.Close()
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		return p, nil
+	}
+	return "", errors.New("no directory outside the writable paths to hold it")
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}

@@ -1,0 +1,278 @@
+package sandbox
+
+import (
+	"bufio"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// SecretDirs are the built-in masked paths below $HOME: credentials no sandboxed process
+// may read (README: security model).
+var SecretDirs = []string{".ssh", ".aws", ".gnupg", ".config/gh"}
+
+// RCFiles are the shell and tool start-up files below $HOME that are bound read-only, so
+// a sandboxed process cannot plant code the user's next shell runs.
+var RCFiles = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+	".zprofile", ".zlogin", ".inputrc", ".gitconfig", ".config/git", ".config/fish", ".npmrc",
+}
+
+// walkLimit bounds the entries ProtectedPaths and MaskPaths visit per root.
+const walkLimit = 50000
+
+// SecretPaths returns the built-in masked paths for home (those that exist).
+func SecretPaths(home string) []string {
+	var out []string
+	if home == "" {
+		return nil
+	}
+	for _, d := range SecretDirs {
+		p := filepath.Join(home, d)
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ProtectedPaths returns the paths to bind read-only for roots: every .git directory or
+// worktree .git file found in the roots (nested repositories too; node_modules is not
+// searched), the git directories they point to (gitdir:, commondir), a core.hooksPath
+// directory, each root's .acpterm.toml, and home's RCFiles. Only existing paths are
+// returned, symlinks resolved, without duplicates.
+func ProtectedPaths(roots []string, home string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		} else {
+			return
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	var addGit func(gitPath string)
+	addGit = func(gitPath string) {
+		fi, err := os.Stat(gitPath)
+		if err != nil {
+			return
+		}
+		if seen[gitPath] {
+			return
+		}
+		add(gitPath)
+		dir := gitPath
+		if !fi.IsDir() {
+			target := readGitdirFile(gitPath)
+			if target == "" {
+				return
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(gitPath), target)
+			}
+			add(target)
+			dir = target
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+			c := strings.TrimSpace(string(b))
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(dir, c)
+			}
+			add(c)
+			dir = c
+		}
+		if hp := hooksPath(filepath.Join(dir, "config")); hp != "" {
+			if strings.HasPrefix(hp, "~/") && home != "" {
+				hp = filepath.Join(home, hp[2:])
+			}
+			if !filepath.IsAbs(hp) {
+				hp = filepath.Join(filepath.Dir(gitPath), hp)
+			}
+			add(hp)
+		}
+	}
+	for _, root := range roots {
+		add(filepath.Join(root, ".acpterm.toml"))
+		n := 0
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if n++; n > walkLimit {
+				return fs.SkipAll
+			}
+			if d.Name() == ".git" {
+				addGit(p)
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() && d.Name() == "node_modules" {
+				return fs.SkipDir
+			}
+			return nil
+		})
+		// A root inside a repository: protect the enclosing repository's .git too.
+		for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+				addGit(filepath.Join(dir, ".git"))
+				break
+			}
+			if dir == "/" || dir == "." {
+				break
+			}
+		}
+	}
+	if home != "" {
+		for _, f := range RCFiles {
+			add(filepath.Join(home, f))
+		}
+	}
+	return out
+}
+
+// readGitdirFile returns the target of a worktree or submodule .git file ("gitdir: X").
+func readGitdirFile(p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) > 4096 {
+		return ""
+	}
+	s, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(s)
+}
+
+// hooksPath returns core.hooksPath from a git config file ("" when unset); a simple
+// reading of the [core] section, enough to find a hooks directory to protect.
+func hooksPath(configFile string) string {
+	f, err := os.Open(configFile)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	inCore, val := false, ""
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			inCore = strings.EqualFold(strings.Trim(line, "[] \t"), "core")
+			continue
+		}
+		if !inCore {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "hookspath") {
+			val = strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return val
+}
+
+// MaskPaths turns [policy.fs] deny_read globs into paths to mask: an absolute glob (after
+// "~/" expansion with home) contributes its literal prefix when the rest is "/**" or
+// nothing, and otherwise the existing paths it matches; a relative glob is matched
+// against the files and directories below every root (node_modules not searched). Only
+// existing paths are returned, without duplicates.
+func MaskPaths(globs, roots []string, home string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if _, err := os.Lstat(p); err == nil && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	var rel []string
+	for _, g := range globs {
+		if strings.HasPrefix(g, "~/") && home != "" {
+			g = filepath.Join(home, g[2:])
+		}
+		if !filepath.IsAbs(g) {
+			rel = append(rel, g)
+			continue
+		}
+		if base, ok := strings.CutSuffix(g, "/**"); ok && !hasMeta(base) {
+			add(base)
+			continue
+		}
+		if !hasMeta(g) {
+			add(g)
+			continue
+		}
+		matches, _ := doublestar.FilepathGlob(g, doublestar.WithFailOnIOErrors())
+		for _, m := range matches {
+			add(m)
+		}
+	}
+	if len(rel) == 0 {
+		return out
+	}
+	for _, root := range roots {
+		n := 0
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == root {
+				return nil
+			}
+			if n++; n > walkLimit {
+				return fs.SkipAll
+			}
+			r, _ := filepath.Rel(root, p)
+			if slices.ContainsFunc(rel, func(g string) bool { ok, _ := doublestar.Match(g, r); return ok }) {
+				add(p)
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+			}
+			if d.IsDir() && d.Name() == "node_modules" {
+				return fs.SkipDir
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[{\\") }
+
+// AgentStateDirs returns the state directories below home an agent needs to write
+// (its sessions, credentials cache, logs), chosen by the agent program's name in argv
+// (claude-agent-acp → ~/.claude and ~/.claude.json; codex → ~/.codex; gemini → ~/.gemini;
+// opencode → ~/.local/share/opencode, ~/.config/opencode, ~/.cache/opencode; copilot →
+// ~/.copilot), plus ~/.npm and ~/.cache, which node-based agents write while starting.
+// Paths are returned whether or not they exist (the caller creates directories it wants).
+func AgentStateDirs(argv []string, home string) []string {
+	if home == "" {
+		return nil
+	}
+	j := func(p ...string) string { return filepath.Join(append([]string{home}, p...)...) }
+	out := []string{j(".npm"), j(".cache")}
+	words := strings.ToLower(strings.Join(argv, " "))
+	if strings.Contains(words, "claude") {
+		out = append(out, j(".claude"), j(".claude.json"))
+	}
+	if strings.Contains(words, "codex") {
+		out = append(out, j(".codex"))
+	}
+	if strings.Contains(words, "gemini") {
+		out = append(out, j(".gemini"))
+	}
+	if strings.Contains(words, "opencode") {
+		out = append(out, j(".local", "share", "opencode"), j(".config", "opencode"), j(".cache", "opencode"))
+	}
+	if strings.Contains(words, "copilot") {
+		out = append(out, j(".copilot"))
+	}
+	return out
+}

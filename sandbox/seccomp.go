@@ -1,0 +1,85 @@
+package sandbox
+
+import (
+	"errors"
+	"runtime"
+	"unsafe"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"golang.org/x/sys/unix"
+)
+
+// lowEqual returns conditions true when the low 32 bits of argument arg equal v, whatever
+// the high bits: the kernel reads an int or unsigned int argument (ioctl's request,
+// socket's family) from the low half of the register, so a comparison of all 64 bits
+// would let a caller slip past it by setting high bits. go-seccomp-bpf compares both halves
+// for Equal; its BitsSet and BitsNotSet tests with an empty high mask look at the low half
+// only, so "no bit outside v" plus "every bit of v" is an exact low-half match.
+func lowEqual(arg uint32, v uint32) seccomp.ArgumentConditions {
+	conds := seccomp.ArgumentConditions{{Argument: arg, Operation: seccomp.BitsNotSet, Value: uint64(^v)}}
+	for b := 0; b < 32; b++ {
+		if v&(1<<b) != 0 {
+			conds = append(conds, seccomp.Condition{Argument: arg, Operation: seccomp.BitsSet, Value: uint64(1) << b})
+		}
+	}
+	return conds
+}
+
+// loadSeccomp installs, on every thread, a filter refusing (EPERM) ioctl TIOCSTI and
+// TIOCLINUX and, with unixOff, socket(AF_UNIX) (path sockets reach outside an empty network
+// namespace); and a second filter refusing every syscall of a foreign architecture
+// (go-seccomp-bpf gives those its default action, here allow, and a 32-bit ioctl would
+// bypass the first filter).
+func loadSeccomp(unixOff bool) error {
+	conds := []seccomp.NameWithConditions{
+		{Name: "ioctl", Conditions: lowEqual(1, unix.TIOCSTI)},
+		{Name: "ioctl", Conditions: lowEqual(1, unix.TIOCLINUX)},
+	}
+	if unixOff {
+		conds = append(conds, seccomp.NameWithConditions{Name: "socket", Conditions: lowEqual(0, unix.AF_UNIX)})
+	}
+	f := seccomp.Filter{
+		NoNewPrivs: true,
+		Flag:       seccomp.FilterFlagTSync,
+		Policy: seccomp.Policy{
+			DefaultAction: seccomp.ActionAllow,
+			Syscalls:      []seccomp.SyscallGroup{{Action: seccomp.ActionErrno, NamesWithCondtions: conds}},
+		},
+	}
+	if err := seccomp.LoadFilter(f); err != nil {
+		return err
+	}
+	return loadArchFilter()
+}
+
+// auditArch is this build's AUDIT_ARCH value (seccomp_data.arch).
+func auditArch() (uint32, bool) {
+	switch runtime.GOARCH {
+	case "amd64":
+		return unix.AUDIT_ARCH_X86_64, true
+	case "arm64":
+		return unix.AUDIT_ARCH_AARCH64, true
+	}
+	return 0, false
+}
+
+// loadArchFilter installs a four-instruction filter: a syscall whose seccomp_data.arch
+// is not this build's architecture fails with EPERM.
+func loadArchFilter() error {
+	arch, ok := auditArch()
+	if !ok {
+		return errors.New("no foreign-architecture filter for " + runtime.GOARCH)
+	}
+	prog := []unix.SockFilter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 4}, // seccomp_data.arch
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 1, Jf: 0, K: arch},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+	}
+	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	_, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fp)))
+	if e != 0 {
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Mode says how strictly the sandbox is applied ([sandbox] mode, --sandbox).
+type Mode string
+
+// The modes.
+const (
+	// ModeOff runs commands with the user's full rights (no helper).
+	ModeOff Mode = "off"
+	// ModeAuto applies every layer the kernel offers and reports the missing ones.
+	ModeAuto Mode = "auto"
+	// ModeRequired refuses to run a command when any layer is missing.
+	ModeRequired Mode = "required"
+)
+
+// ParseMode returns the Mode named s. Errors: any other string.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeOff, ModeAuto, ModeRequired:
+		return m, nil
+	}
+	return "", fmt.Errorf("sandbox mode %q is not one of off, auto, required", s)
+}
+
+// Network says what network a sandboxed command gets ([sandbox] network).
+type Network string
+
+// The network modes.
+const (
+	// NetworkOn leaves the network as it is for acpterm.
+	NetworkOn Network = "on"
+	// NetworkOff runs the command in an empty network namespace (only a loopback
+	// interface that is down), with TCP bind/connect refused by Landlock (ABI >= 4) and
+	// unix sockets refused by seccomp, so nothing outside the sandbox is reachable.
+	NetworkOff Network = "off"
+)
+
+// ParseNetwork returns the Network named s. Errors: any other string.
+func ParseNetwork(s string) (Network, error) {
+	switch n := Network(s); n {
+	case NetworkOn, NetworkOff:
+		return n, nil
+	}
+	return "", fmt.Errorf("sandbox network %q is not one of off, on", s)
+}
+
+// Spec is what a sandboxed process may do. Paths are absolute; the ones that do not exist
+// are skipped (a missing masked or protected path has nothing to protect, a missing
+// writable one grants nothing).
+type Spec struct {
+	// Mode is ModeAuto or ModeRequired (ModeOff means: do not use the sandbox at all).
+	Mode Mode `json:"mode"`
+	// Roots are the directories the process may write in (Landlock), below the protected
+	// paths, which are read-only.
+	Roots []string `json:"roots"`
+	// TempDir is the private per-session temporary directory; writable, and TMPDIR points there.
+	TempDir string `json:"temp_dir"`
+	// Write are further writable directories or files (an agent's own state dirs).
+	Write []string `json:"write,omitempty"`
+	// ReadOnly are paths bound read-only in the mount namespace even when they lie in a
+	// root: every .git directory (see ProtectedPaths), .acpterm.toml, shell rc files,
+	// acpterm's own config and state.
+	ReadOnly []string `json:"read_only,omitempty"`
+	// Mask are paths hidden in the mount namespace: a directory becomes an empty
+	// read-only tmpfs, a file reads as /dev/null. See SecretPaths.
+	Mask []string `json:"mask,omitempty"`
+	// Network is NetworkOn or NetworkOff.
+	Network Network `json:"network"`
+	// ProxySocket is reserved for a network mode that reaches the outside only through a
+	// proxy listening on this unix socket path; unused while Network is on or off.
+	ProxySocket string `json:"proxy_socket,omitempty"`
+	// Seccomp refuses ioctl(TIOCSTI) and ioctl(TIOCLINUX) (nothing can type into a
+	// terminal), syscalls of a foreign architecture, and, with network off, unix sockets.
+	Seccomp bool `json:"seccomp"`
+	// TTY is the terminal's own pty slave (writable, ioctls allowed); "" for none.
+	TTY string `json:"tty,omitempty"`
+}
+
+// Validate checks the spec for what the helper cannot work without. Errors name the field.
+func (s *Spec) Validate() error {
+	switch s.Mode {
+	case ModeAuto, ModeRequired:
+	default:
+		return fmt.Errorf("sandbox: spec mode %q is not auto or required", s.Mode)
+	}
+	switch s.Network {
+	case NetworkOn, NetworkOff:
+	default:
+		return fmt.Errorf("sandbox: spec network %q is not on or off", s.Network)
+	}
+	if s.TempDir == "" || !strings.HasPrefix(s.TempDir, "/") {
+		return fmt.Errorf("sandbox: spec temp dir %q is not an absolute path", s.TempDir)
+	}
+	for _, list := range [][]string{s.Roots, s.Write, s.ReadOnly, s.Mask} {
+		for _, p := range list {
+			if !strings.HasPrefix(p, "/") {
+				return fmt.Errorf("sandbox: spec path %q is not absolute", p)
+			}
+		}
+	}
+	return nil
+}
+
+// Landlock is the Landlock layer of a Report.
+type Landlock struct {
+	// ABI is the Landlock ABI version in force (0: none).
+	ABI int `json:"abi"`
+	// Enforced is true when a forbidden write was refused with EACCES by the canary.
+	Enforced bool `json:"enforced"`
+}
+
+// Layers says which layer is in force for a sandboxed process, each confirmed by a
+// canary in the helper before the command started.
+type Layers struct {
+	Landlock Landlock `json:"landlock"`
+	// UserNS is true when the process runs in its own user namespace (its capabilities
+	// reach nothing outside).
+	UserNS bool `json:"user_ns"`
+	// MountNS is true when the process has its own mount namespace with the protected
+	// paths read-only (EROFS confirmed on each) and the masked paths hidden.
+	MountNS bool `json:"mount_ns"`
+	// PidNS is true when the helper is PID 1 of a new PID namespace: every process in it
+	// dies with the helper.
+	PidNS bool `json:"pid_ns"`
+	// Net is "off" when the process is confirmed in an empty network namespace, else "on".
+	Net string `json:"net"`
+	// Seccomp is true when ioctl(TIOCSTI) was refused with EPERM by the canary.
+	Seccomp bool `json:"seccomp"`
+	// NoNewPrivs is true when prctl(PR_GET_NO_NEW_PRIVS) returned 1.
+	NoNewPrivs bool `json:"no_new_privs"`
+	// FDsClosed is true when no file descriptor above 2 reaches the command.
+	FDsClosed bool `json:"fds_closed"`
+}
+
+// Report is what the helper found in force, and what is missing with the reason.
+type Report struct {
+	Mode    Mode     `json:"mode"`
+	Layers  Layers   `json:"layers"`
+	Missing []string `json:"missing"` // "layer: reason", e.g. "pid_ns: clone: operation not permitted"
+}
+
+// Confined reports whether writes are confined: Landlock enforced and the mount
+// namespace (read-only protected paths) in force. The policy may treat commands that run
+// workspace code as contained only then.
+func (r *Report) Confined() bool {
+	return r != nil && r.Layers.Landlock.Enforced && r.Layers.MountNS
+}
+
+// Complete reports whether nothing the spec asked for is missing.
+func (r *Report) Complete() bool { return r != nil && len(r.Missing) == 0 }
+
+// Summary renders the layers in force for a status bar, e.g.
+// "sandbox: landlock 7 · ns · net off" or "sandbox: landlock 7 · net on · missing pid_ns".
+func (r *Report) Summary() string {
+	if r == nil {
+		return "sandbox: off"
+	}
+	parts := []string{}
+	if r.Layers.Landlock.Enforced {
+		parts = append(parts, fmt.Sprintf("landlock %d", r.Layers.Landlock.ABI))
+	}
+	if r.Layers.MountNS && r.Layers.PidNS {
+		parts = append(parts, "ns")
+	} else if r.Layers.MountNS {
+		parts = append(parts, "mount ns")
+	} else if r.Layers.PidNS {
+		parts = append(parts, "pid ns")
+	}
+	parts = append(parts, "net "+r.Layers.Net)
+	if len(r.Missing) > 0 {
+		names := make([]string, 0, len(r.Missing))
+		for _, m := range r.Missing {
+			name, _, _ := strings.Cut(m, ":")
+			names = append(names, name)
+		}
+		parts = append(parts, "missing "+strings.Join(names, ","))
+	}
+	return "sandbox: " + strings.Join(parts, " · ")
+}
