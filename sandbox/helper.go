@@ -422,3 +422,6 @@ func checkSeccomp() error {
 	}
 	return nil
 }
+
+// landlockABI returns the kernel's Landlock ABI version (0 and an error without Landlock).
+func landlockABI() (int, error) { return ll.LandlockGetABIVersion() }

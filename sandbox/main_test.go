@@ -1,11 +1,42 @@
 package sandbox
 
 import (
+	"bufio"
+	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 )
 
 func TestMain(m *testing.M) {
 	RunHelperIfAsked()
+	if mark := os.Getenv("SBX_FAKE_ACPTERM"); mark != "" {
+		os.Exit(fakeAcpterm(mark))
+	}
 	os.Exit(m.Run())
+}
+
+// fakeAcpterm plays acpterm for TestKilledParentTakesEverything: it starts a sandboxed
+// shell whose setsid child would outlive a plain parent, says "ready" once the child
+// runs, and waits to be killed.
+func fakeAcpterm(mark string) int {
+	tmp, err := os.MkdirTemp("", "sbx-fake-")
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	spec := &Spec{Mode: ModeRequired, Roots: []string{tmp}, TempDir: tmp, Network: NetworkOn, Seccomp: true}
+	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo started; wait")
+	cmd.Env = append(os.Environ(), "SBX_MARK="+mark)
+	cmd.Dir = tmp
+	out, _ := cmd.StdoutPipe()
+	if _, err := Start(spec, cmd); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	sc := bufio.NewScanner(out)
+	if sc.Scan() && sc.Text() == "started" {
+		fmt.Println("ready")
+	}
+	select {}
 }

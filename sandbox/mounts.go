@@ -27,6 +27,14 @@ func (h *helper) setupMounts() error {
 			return fmt.Errorf("private /dev/shm: %v", err)
 		}
 	}
+	for _, p := range spec.Pin {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("pinning %s: %v", p, err)
+		}
+	}
 	for _, p := range spec.ReadOnly {
 		if _, err := os.Stat(p); err != nil {
 			continue
@@ -91,6 +99,18 @@ func (h *helper) checkMounts() error {
 		}
 		if st.Flags&unix.ST_RDONLY == 0 {
 			return fmt.Errorf("%s is still writable", p)
+		}
+	}
+	for _, p := range spec.Pin {
+		var stx unix.Statx_t
+		if err := unix.Statx(unix.AT_FDCWD, p, 0, unix.STATX_BASIC_STATS, &stx); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return fmt.Errorf("checking %s: %v", p, err)
+		}
+		if stx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && stx.Attributes&unix.STATX_ATTR_MOUNT_ROOT == 0 {
+			return fmt.Errorf("%s is not pinned", p)
 		}
 	}
 	var null unix.Stat_t

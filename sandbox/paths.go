@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,67 +41,102 @@ func SecretPaths(home string) []string {
 	return out
 }
 
-// ProtectedPaths returns the paths to bind read-only for roots: every .git directory or
-// worktree .git file found in the roots (nested repositories too; node_modules is not
-// searched), the git directories they point to (gitdir:, commondir), a core.hooksPath
-// directory, each root's .acpterm.toml, and home's RCFiles. Only existing paths are
-// returned, symlinks resolved, without duplicates.
-func ProtectedPaths(roots []string, home string) []string {
+// Protected is what ProtectedPaths found to protect.
+type Protected struct {
+	// ReadOnly are bound read-only: the parts of a git directory git runs code from
+	// (hooks/, config, config.worktree, a core.hooksPath directory), worktree and submodule
+	// .git files, each root's .acpterm.toml, home's RCFiles.
+	ReadOnly []string
+	// Pin are the git directories themselves, bound onto themselves (still writable, so
+	// git commit works) so that they cannot be renamed or removed and replaced by one whose
+	// config runs code.
+	Pin []string
+}
+
+// ProtectedPaths returns the paths to protect for roots: every .git directory or .git file
+// found in the roots (nested repositories too; node_modules is not searched), every
+// .acpterm.toml in them, the git
+// directories they point to (gitdir:, commondir, modules/*), the enclosing repository of
+// a root inside one, each root's .acpterm.toml and home's RCFiles. A git directory
+// without a hooks/ directory gets an empty one (created here), so that no hook can be
+// added. Only existing paths are returned, symlinks resolved, without duplicates.
+func ProtectedPaths(roots []string, home string) Protected {
 	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			p = r
-		} else {
-			return
-		}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	var addGit func(gitPath string)
-	addGit = func(gitPath string) {
-		fi, err := os.Stat(gitPath)
+	var pr Protected
+	add := func(list *[]string, p string) string {
+		r, err := filepath.EvalSymlinks(p)
 		if err != nil {
+			return ""
+		}
+		if !seen[r] {
+			seen[r] = true
+			*list = append(*list, r)
+		}
+		return r
+	}
+	var addGitDir func(dir string, depth int)
+	addGitDir = func(dir string, depth int) {
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.IsDir() || seen[dir] || depth > 4 {
 			return
 		}
-		if seen[gitPath] {
+		if add(&pr.Pin, dir) == "" {
 			return
 		}
-		add(gitPath)
-		dir := gitPath
-		if !fi.IsDir() {
-			target := readGitdirFile(gitPath)
-			if target == "" {
-				return
-			}
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(gitPath), target)
-			}
-			add(target)
-			dir = target
+		hooks := filepath.Join(dir, "hooks")
+		if _, err := os.Lstat(hooks); errors.Is(err, fs.ErrNotExist) {
+			_ = os.Mkdir(hooks, 0o755)
 		}
-		if b, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
-			c := strings.TrimSpace(string(b))
-			if !filepath.IsAbs(c) {
-				c = filepath.Join(dir, c)
-			}
-			add(c)
-			dir = c
+		for _, f := range []string{"hooks", "config", "config.worktree"} {
+			add(&pr.ReadOnly, filepath.Join(dir, f))
 		}
 		if hp := hooksPath(filepath.Join(dir, "config")); hp != "" {
 			if strings.HasPrefix(hp, "~/") && home != "" {
 				hp = filepath.Join(home, hp[2:])
 			}
 			if !filepath.IsAbs(hp) {
-				hp = filepath.Join(filepath.Dir(gitPath), hp)
+				// relative to the working tree, which for a plain .git dir is its parent
+				hp = filepath.Join(filepath.Dir(dir), hp)
 			}
-			add(hp)
+			add(&pr.ReadOnly, hp)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+			c := strings.TrimSpace(string(b))
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(dir, c)
+			}
+			addGitDir(filepath.Clean(c), depth+1)
+		}
+		for _, sub := range []string{"modules", "worktrees"} {
+			ents, _ := os.ReadDir(filepath.Join(dir, sub))
+			for _, e := range ents {
+				if e.IsDir() {
+					addGitDir(filepath.Join(dir, sub, e.Name()), depth+1)
+				}
+			}
+		}
+	}
+	addGit := func(gitPath string) {
+		fi, err := os.Stat(gitPath)
+		if err != nil {
+			return
+		}
+		if fi.IsDir() {
+			addGitDir(gitPath, 0)
+			return
+		}
+		add(&pr.ReadOnly, gitPath)
+		if target := readGitdirFile(gitPath); target != "" {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(gitPath), target)
+			}
+			if r, err := filepath.EvalSymlinks(target); err == nil {
+				addGitDir(r, 0)
+			}
 		}
 	}
 	for _, root := range roots {
-		add(filepath.Join(root, ".acpterm.toml"))
+		add(&pr.ReadOnly, filepath.Join(root, ".acpterm.toml"))
 		n := 0
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -108,6 +144,9 @@ func ProtectedPaths(roots []string, home string) []string {
 			}
 			if n++; n > walkLimit {
 				return fs.SkipAll
+			}
+			if d.Name() == ".acpterm.toml" {
+				add(&pr.ReadOnly, p)
 			}
 			if d.Name() == ".git" {
 				addGit(p)
@@ -122,22 +161,19 @@ func ProtectedPaths(roots []string, home string) []string {
 			return nil
 		})
 		// A root inside a repository: protect the enclosing repository's .git too.
-		for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+		for dir := filepath.Dir(root); dir != "/" && dir != "."; dir = filepath.Dir(dir) {
 			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
 				addGit(filepath.Join(dir, ".git"))
-				break
-			}
-			if dir == "/" || dir == "." {
 				break
 			}
 		}
 	}
 	if home != "" {
 		for _, f := range RCFiles {
-			add(filepath.Join(home, f))
+			add(&pr.ReadOnly, filepath.Join(home, f))
 		}
 	}
-	return out
+	return pr
 }
 
 // readGitdirFile returns the target of a worktree or submodule .git file ("gitdir: X").

@@ -63,9 +63,12 @@ type Spec struct {
 	// Write are further writable directories or files (an agent's own state dirs).
 	Write []string `json:"write,omitempty"`
 	// ReadOnly are paths bound read-only in the mount namespace even when they lie in a
-	// root: every .git directory (see ProtectedPaths), .acpterm.toml, shell rc files,
+	// root: what git runs code from (see ProtectedPaths), .acpterm.toml, shell rc files,
 	// acpterm's own config and state.
 	ReadOnly []string `json:"read_only,omitempty"`
+	// Pin are directories bound onto themselves, still writable, so they cannot be renamed
+	// or removed (every git directory: see Protected.Pin).
+	Pin []string `json:"pin,omitempty"`
 	// Mask are paths hidden in the mount namespace: a directory becomes an empty
 	// read-only tmpfs, a file reads as /dev/null. See SecretPaths.
 	Mask []string `json:"mask,omitempty"`
@@ -96,7 +99,7 @@ func (s *Spec) Validate() error {
 	if s.TempDir == "" || !strings.HasPrefix(s.TempDir, "/") {
 		return fmt.Errorf("sandbox: spec temp dir %q is not an absolute path", s.TempDir)
 	}
-	for _, list := range [][]string{s.Roots, s.Write, s.ReadOnly, s.Mask} {
+	for _, list := range [][]string{s.Roots, s.Write, s.ReadOnly, s.Pin, s.Mask} {
 		for _, p := range list {
 			if !strings.HasPrefix(p, "/") {
 				return fmt.Errorf("sandbox: spec path %q is not absolute", p)
