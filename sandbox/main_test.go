@@ -26,7 +26,8 @@ func fakeAcpterm(mark string) int {
 		return 1
 	}
 	spec := &Spec{Mode: ModeRequired, Roots: []string{tmp}, TempDir: tmp, Network: NetworkOn, Seccomp: true}
-	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo started; wait")
+	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & "+
+		"until grep -qx sleep /proc/[0-9]*/comm 2>/dev/null; do :; done; echo started; wait")
 	cmd.Env = append(os.Environ(), "SBX_MARK="+mark)
 	cmd.Dir = tmp
 	out, _ := cmd.StdoutPipe()

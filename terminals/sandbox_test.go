@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acpterm/acpterm/sandbox"
 )
@@ -220,4 +221,79 @@ func TestSandboxedTerminalNetworkOn(t *testing.T) {
 	if res["outside"] != "fail" || res["tiocsti"] != "fail" {
 		t.Errorf("network on loosened other layers: %v", res)
 	}
+}
+
+// TestSandboxedInteractiveShell: job control, stty size after a resize, vim and python3
+// work in a sandboxed pane.
+func TestSandboxedInteractiveShell(t *testing.T) {
+	w := newEscapeWorld(t)
+	h := newMgr(t, ManagerOptions{Sandbox: w.spec(sandbox.NetworkOff)})
+	env := append(append([]string(nil), testEnv...), "HOME="+w.home, "PS1=$ ")
+	term := h.start(t, StartOptions{Argv: []string{"bash", "--norc", "-i"}, Dir: w.root, Env: env, Size: Size{Cols: 100, Rows: 30}})
+	send := func(s string) {
+		t.Helper()
+		if err := term.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("sleep 50 &\njobs\n")
+	h.waitOutput(t, term, "Running")
+	send("kill %1; wait; echo job-done\n")
+	h.waitOutput(t, term, "job-done")
+	if err := term.Resize(Size{Cols: 91, Rows: 27}); err != nil {
+		t.Fatal(err)
+	}
+	send("stty size\n")
+	h.waitOutput(t, term, "27 91")
+	send("python3 -c 'print(6*7)'\n")
+	h.waitOutput(t, term, "42")
+	if _, err := exec.LookPath("vim"); err == nil {
+		send("vim -u NONE -N " + filepath.Join(w.root, "v.txt") + "\n")
+		h.waitFor(t, "vim screen", func() bool { return term.scr.alt.Load() && strings.Contains(term.Screen().Text(), "v.txt") })
+		send("ihello from vim\x1b:wq\n")
+		h.waitFor(t, "vim gone", func() bool { return !term.scr.alt.Load() })
+		if b, _ := os.ReadFile(filepath.Join(w.root, "v.txt")); string(b) != "hello from vim\n" {
+			t.Errorf("vim wrote %q", b)
+		}
+	}
+	send("sleep 60\n")
+	// No event tells that the foreground job has exec'd: look for it.
+	for deadline := time.Now().Add(30 * time.Second); !sleepInForeground(term); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("sleep 60 never ran: %q %v", term.Screen().Text(), term.ownProcs())
+		}
+	}
+	send("\x1a")
+	h.waitOutput(t, term, "Stopped")
+	send("fg\n")
+	// No event tells that the job is back in the foreground: look at its stat (running, and
+	// its group the terminal's foreground group).
+	for deadline := time.Now().Add(30 * time.Second); !sleepInForeground(term); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("sleep 60 never came back to the foreground: %q", term.Screen().Text())
+		}
+	}
+	send("\x03")
+	send("echo after-int $?\n")
+	h.waitOutput(t, term, "after-int 130")
+	send("exit 7\n")
+	if st := waitExit(t, term); st.Code == nil || *st.Code != 7 {
+		t.Errorf("exit %v", st)
+	}
+}
+
+// sleepInForeground reports whether a "sleep" of the terminal runs (not stopped) in the
+// terminal's foreground process group.
+func sleepInForeground(term *Terminal) bool {
+	for _, pid := range term.ownProcs() {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || !strings.Contains(string(b), "(sleep)") {
+			continue
+		}
+		f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+2:])
+		if len(f) > 5 && f[0] != "T" && f[2] == f[5] { // state, pgrp == tpgid
+			return true
+		}
+	}
+	return false
 }
