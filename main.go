@@ -61,6 +61,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == demoAgentArg {
 		os.Exit(runDemoAgent())
 	}
+	if len(os.Args) > 1 && os.Args[1] == mcpBridgeArg {
+		os.Exit(runMCPBridge())
+	}
 	os.Exit(run(context.Background(), os.Args[1:], stdio{os.Stdin, os.Stdout, os.Stderr}, os.Getenv))
 }
 
@@ -116,11 +119,15 @@ type session struct {
 	mgr     *terminals.Manager
 	client  *acpclient.Client
 	trace   io.Closer // the --trace file, closed after the client (which writes to it)
+	mcp     *mcpTerminals
 }
 
 func (s *session) close() {
 	if s.client != nil {
 		_ = s.client.Close()
+	}
+	if s.mcp != nil {
+		s.mcp.close()
 	}
 	if s.mgr != nil {
 		_ = s.mgr.Close()
@@ -240,6 +247,20 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	}
 	s.mgr = terminals.NewManager(mo)
 
+	// 6b. Interactive terminals for the agent, as the MCP server "acpterm" ([mcp] terminals).
+	if cfg.MCP.Terminals {
+		if s.mcp, err = startMCPTerminals(cwd, engine, logger); err != nil {
+			// Not a protection, a feature: the session runs without it, and says so.
+			logger.Warn("mcp terminals unavailable", "err", err)
+			msg := "the agent gets no interactive terminals (MCP server \"acpterm\"): " + err.Error()
+			if o.headless {
+				fmt.Fprintf(std.err, "acpterm: warning: %s\n", ui.SafeText(msg))
+			} else {
+				grantWarnings = append(grantWarnings, msg)
+			}
+		}
+	}
+
 	// 7. Signals → orderly shutdown: the context ends, the TUI or the headless
 	// renderer returns, and the deferred close answers prompts, kills terminals, stops the agent.
 	ctx, stop := notifyShutdown(ctx)
@@ -278,8 +299,11 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	}
 	s.client, err = acpclient.Start(ctx, acpclient.Options{
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
-		Log: logger, Env: agentEnv, Mode: cfg.Agent.Mode, Trace: trace,
+		Log: logger, Env: agentEnv, Mode: cfg.Agent.Mode, Trace: trace, ExtraMcpServers: s.mcp.serversFunc(),
 	})
+	if s.client != nil && s.mcp != nil {
+		s.mcp.client.Store(s.client)
+	}
 	if startLine {
 		restoreEcho()
 		fmt.Fprint(std.err, "\r\x1b[2K")

@@ -65,8 +65,13 @@ type Options struct {
 	StdinGrace, KillGrace time.Duration
 	// Env is the agent's environment ("K=V"; nil → acpterm's own).
 	Env []string
-	// McpServers are passed to session/new (nil → []).
+	// McpServers are passed to session/new, session/load and session/resume (nil → []).
 	McpServers []acp.McpServer
+	// ExtraMcpServers, when set, is called before session/new, session/load or session/resume
+	// with the agent's process id and whether it accepts HTTP MCP servers (initialize:
+	// mcpCapabilities.http); the servers it returns follow McpServers (acpterm's own terminal
+	// service).
+	ExtraMcpServers func(agentPid int, http bool) []acp.McpServer
 	// LoadSession resumes an earlier session by id: session/load when the agent advertises
 	// loadSession (history is replayed as updates), else session/resume when advertised; an
 	// error otherwise.
@@ -360,9 +365,10 @@ func (c *Client) authenticate(ctx context.Context, methods []acp.AuthMethod) err
 func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) error {
 	sctx, cancel := context.WithTimeout(ctx, c.o.InitTimeout)
 	defer cancel()
-	mcp := c.o.McpServers
-	if mcp == nil {
-		mcp = []acp.McpServer{} // never null: a nil slice marshals as null, which agents reject
+	// Never null: a nil slice marshals as null, which agents reject.
+	mcp := append([]acp.McpServer{}, c.o.McpServers...)
+	if c.o.ExtraMcpServers != nil {
+		mcp = append(mcp, c.o.ExtraMcpServers(c.proc.pid, init.AgentCapabilities.McpCapabilities.Http)...)
 	}
 	var (
 		sid    string
@@ -938,6 +944,9 @@ func (c *Client) ListSessions(ctx context.Context) ([]acp.SessionInfo, error) {
 	}
 	return all, nil
 }
+
+// AgentPid returns the agent process's id (the leader of its process group).
+func (c *Client) AgentPid() int { return c.proc.pid }
 
 // StderrTail returns the agent's last stderr lines (at most StderrTailLines), oldest first.
 func (c *Client) StderrTail() []string { return c.proc.ring.tail() }

@@ -135,6 +135,9 @@ type TerminalStarted struct {
 	// Cwd is the absolute working directory ("" for agent-owned terminals).
 	Cwd        string
 	AgentOwned bool
+	// Interactive marks a client-owned terminal the agent drives itself, keys and all, through
+	// acpterm's MCP terminal tools (Client.StartInteractive); the user can type into it too.
+	Interactive bool
 }
 
 // TerminalRetitled is emitted when the label of an agent-owned terminal changes after its

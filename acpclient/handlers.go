@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -279,55 +280,9 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 		req.Env = append(req.Env, permissions.EnvVar{Name: e.Name, Value: e.Value})
 	}
 	label := commandLabel(p.Command, p.Args)
-	d := c.o.Engine.DecideCommand(req)
-	key := "cmd:" + commandKey(p.Command, p.Args)
-	c.mu.Lock()
-	a := c.approved[key]
-	c.mu.Unlock()
-	toolCallID, approver := "", "user"
-	switch d.Verdict {
-	case permissions.Allow:
-		if a != nil && c.claimApproval(key, a) {
-			toolCallID = a.toolCallID // the approved tool call runs here
-		}
-		c.audit("exec", &d, "policy", "allow")
-	case permissions.Ask:
-		approved := a != nil && c.approvalCovers(a, d, req) && c.claimApproval(key, a)
-		if approved {
-			toolCallID = a.toolCallID
-			if a.by != "" {
-				approver = a.by
-			}
-		}
-		switch {
-		case approved:
-			c.audit("exec", &d, approver, "allow")
-		default:
-			req := c.ask(PermissionAsked{Kind: "command", Policy: &d,
-				ToolCall: acp.ToolCallUpdate{Title: &label, Kind: acp.Ptr(acp.ToolKindExecute), RawInput: map[string]any{"command": label}}})
-			r, err := c.await(ctx, req)
-			if err != nil {
-				return acp.CreateTerminalResponse{}, err
-			}
-			if r.cancelled {
-				c.audit("exec", &d, "cancel", "deny")
-				return acp.CreateTerminalResponse{}, errCancelled("command " + strconvQuote(label))
-			}
-			if r.choice == Deny {
-				c.audit("exec", &d, r.by, "deny")
-				return acp.CreateTerminalResponse{}, deniedErr("command "+strconvQuote(label), d, refuser(r.by))
-			}
-			if r.choice == AllowSession || r.choice == SaveRule {
-				if _, err := c.o.Engine.Grant(d, r.choice == SaveRule); err != nil {
-					c.q.push(Notice{Level: "warn", Text: "could not remember the approval: " + err.Error()})
-				}
-			}
-			c.audit("exec", &d, r.by, "allow")
-		}
-	default:
-		c.audit("exec", &d, "policy", "deny")
-		c.q.push(Notice{Level: "warn", Text: fmt.Sprintf("refused command %s: %s", strconvQuote(label), d.Reason)})
-		return acp.CreateTerminalResponse{}, deniedErr("command "+strconvQuote(label), d, "policy")
+	d, toolCallID, _, err := c.decideCommand(ctx, req, "cmd:"+commandKey(p.Command, p.Args), label)
+	if err != nil {
+		return acp.CreateTerminalResponse{}, err
 	}
 
 	limit := d.OutputLimit
@@ -355,15 +310,85 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 	if err != nil {
 		return acp.CreateTerminalResponse{}, reqErr(codeInternal, "terminal/create %s: %v", strconvQuote(label), err)
 	}
+	if err := c.adopt(t, TerminalStarted{ID: t.ID(), ToolCallID: toolCallID, Label: label, Cwd: so.Dir}); err != nil {
+		return acp.CreateTerminalResponse{}, err
+	}
+	return acp.CreateTerminalResponse{TerminalId: t.ID()}, nil
+}
+
+// decideCommand decides a command request (terminal/create, or an interactive terminal the
+// agent starts through acpterm's MCP tools): deny → an error naming the rule and the leaf
+// (denied true); ask → PermissionAsked kind "command" and the wait for the answer, unless the
+// user already approved this command's tool call in this turn (key names the approval, label
+// is the command as people read it); allow → the decision. It returns the tool call an
+// approval belonged to ("" when none).
+func (c *Client) decideCommand(ctx context.Context, req permissions.CommandRequest, key, label string) (d permissions.Decision, toolCallID string, denied bool, err error) {
+	d = c.o.Engine.DecideCommand(req)
+	c.mu.Lock()
+	a := c.approved[key]
+	c.mu.Unlock()
+	approver := "user"
+	switch d.Verdict {
+	case permissions.Allow:
+		if a != nil && c.claimApproval(key, a) {
+			toolCallID = a.toolCallID // the approved tool call runs here
+		}
+		c.audit("exec", &d, "policy", "allow")
+	case permissions.Ask:
+		approved := a != nil && c.approvalCovers(a, d, req) && c.claimApproval(key, a)
+		if approved {
+			toolCallID = a.toolCallID
+			if a.by != "" {
+				approver = a.by
+			}
+		}
+		switch {
+		case approved:
+			c.audit("exec", &d, approver, "allow")
+		default:
+			req := c.ask(PermissionAsked{Kind: "command", Policy: &d,
+				ToolCall: acp.ToolCallUpdate{Title: &label, Kind: acp.Ptr(acp.ToolKindExecute), RawInput: map[string]any{"command": label}}})
+			r, err := c.await(ctx, req)
+			if err != nil {
+				return d, "", false, err
+			}
+			if r.cancelled {
+				c.audit("exec", &d, "cancel", "deny")
+				return d, "", false, errCancelled("command " + strconvQuote(label))
+			}
+			if r.choice == Deny {
+				c.audit("exec", &d, r.by, "deny")
+				return d, "", true, deniedErr("command "+strconvQuote(label), d, refuser(r.by))
+			}
+			if r.choice == AllowSession || r.choice == SaveRule {
+				if _, err := c.o.Engine.Grant(d, r.choice == SaveRule); err != nil {
+					c.q.push(Notice{Level: "warn", Text: "could not remember the approval: " + err.Error()})
+				}
+			}
+			c.audit("exec", &d, r.by, "allow")
+		}
+	default:
+		c.audit("exec", &d, "policy", "deny")
+		c.q.push(Notice{Level: "warn", Text: fmt.Sprintf("refused command %s: %s", strconvQuote(label), d.Reason)})
+		return d, "", true, deniedErr("command "+strconvQuote(label), d, "policy")
+	}
+
+	return d, toolCallID, false, nil
+}
+
+// adopt makes a started terminal one of the session's (released when the session ends) and
+// announces it (e: TerminalStarted, then TerminalExited when its process exits). If shutdown
+// began meanwhile, the terminal is released and an error returned.
+func (c *Client) adopt(t *terminals.Terminal, e TerminalStarted) error {
 	c.mu.Lock()
 	if c.dead || c.closing {
 		// Shutdown began while it started: it must not outlive the session.
 		c.mu.Unlock()
 		_ = t.Release()
-		return acp.CreateTerminalResponse{}, reqErr(codeInternal, "terminal/create: acpterm is shutting down")
+		return reqErr(codeInternal, "terminal/create: acpterm is shutting down")
 	}
 	c.terms[t.ID()] = &clientTerm{t: t}
-	c.q.push(TerminalStarted{ID: t.ID(), ToolCallID: toolCallID, Label: label, Cwd: so.Dir})
+	c.q.push(e)
 	c.wg.Add(1)
 	c.mu.Unlock()
 	go func() {
@@ -372,7 +397,73 @@ func (c *Client) CreateTerminal(ctx context.Context, p acp.CreateTerminalRequest
 		st, _ := t.Exit()
 		c.q.push(TerminalExited{ID: t.ID(), Status: st})
 	}()
-	return acp.CreateTerminalResponse{TerminalId: t.ID()}, nil
+	return nil
+}
+
+// InteractiveStart is a request for an interactive terminal the agent drives itself (acpterm's
+// MCP terminal_start): the exact argv to run, decided by the policy like terminal/create.
+type InteractiveStart struct {
+	Argv    []string             // what runs, e.g. [bash -l -c "python3 -q"]
+	Command string               // the command as the agent gave it (pane label, approval title)
+	Cwd     string               // absolute working directory
+	Env     []permissions.EnvVar // variables the agent sets (decided by the policy)
+	Unset   []string             // variables the agent deletes from the environment
+	Size    terminals.Size       // cells
+}
+
+// DeniedError is StartInteractive's error when the policy or the user refused the command.
+type DeniedError struct {
+	Message string // who refused and why, naming the rule
+	Rule    string // the deciding rule ("" when none)
+}
+
+func (e *DeniedError) Error() string { return e.Message }
+
+// StartInteractive starts an interactive terminal for the agent: the policy decides r.Argv as
+// it decides terminal/create (deny → *DeniedError naming the rule, nothing started; ask → the
+// approval question, and this call waits for the answer), then the terminal starts through the
+// session's terminals.Manager (so under the sandbox, counted by max_terminals) and appears as a
+// pane marked Interactive. It is released with the session. Errors: *DeniedError, a cancelled
+// question, terminals.ErrTooManyTerminals or another start failure.
+func (c *Client) StartInteractive(ctx context.Context, r InteractiveStart) (*terminals.Terminal, error) {
+	if c.o.Engine == nil || c.o.Terminals == nil {
+		return nil, errors.New("acpclient: terminals are disabled")
+	}
+	if len(r.Argv) == 0 {
+		return nil, errors.New("acpclient: interactive terminal: no command")
+	}
+	req := permissions.CommandRequest{Session: c.sid(), Command: r.Argv[0], Args: r.Argv[1:], Cwd: r.Cwd, Env: r.Env}
+	d, toolCallID, denied, err := c.decideCommand(ctx, req, "cmd:"+commandKey(r.Command, nil), r.Command)
+	if err != nil {
+		var re *acp.RequestError
+		if denied && errors.As(err, &re) {
+			return nil, &DeniedError{Message: re.Message, Rule: d.Rule}
+		}
+		return nil, err
+	}
+	env := d.Env
+	if len(r.Unset) > 0 {
+		env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+			name, _, _ := strings.Cut(kv, "=")
+			return slices.Contains(r.Unset, name)
+		})
+	}
+	so := terminals.StartOptions{Argv: r.Argv, Dir: d.Cwd, Env: env, Size: r.Size, OutputLimit: c.cfg.Policy.OutputByteLimit,
+		KillGrace: c.cfg.Policy.KillGrace, Label: r.Command}
+	if len(d.Argv) > 0 {
+		so.Argv = d.Argv
+	}
+	if so.Dir == "" {
+		so.Dir = r.Cwd
+	}
+	t, err := c.o.Terminals.Start(so)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.adopt(t, TerminalStarted{ID: t.ID(), ToolCallID: toolCallID, Label: r.Command, Cwd: so.Dir, Interactive: true}); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // approval is a "yes" to one of the agent's session/request_permission questions this turn

@@ -25,6 +25,16 @@ type Config struct {
 	Policy Policy
 	// UI is the [ui] table.
 	UI UI
+	// MCP is the [mcp] table.
+	MCP MCP
+}
+
+// MCP is the [mcp] table: what acpterm offers the agent as MCP servers.
+type MCP struct {
+	// Terminals offers acpterm's interactive terminal tools (terminal_start, terminal_input, …)
+	// to every session as the MCP server "acpterm" (default true). A project file may turn it
+	// off, never on.
+	Terminals bool
 }
 
 // Agent is the [agent] table.

@@ -112,6 +112,7 @@ func Default(cwd string) *Config {
 		},
 		UI:    UI{Theme: "auto"},
 		Agent: Agent{Mode: DefaultAgentMode},
+		MCP:   MCP{Terminals: true},
 	}
 }
 
@@ -230,6 +231,11 @@ type fileConfig struct {
 	Agent  *fileAgent  `toml:"agent"`
 	Policy *filePolicy `toml:"policy"`
 	UI     *fileUI     `toml:"ui"`
+	MCP    *fileMCP    `toml:"mcp"`
+}
+
+type fileMCP struct {
+	Terminals *bool `toml:"terminals"`
 }
 
 type fileAgent struct {
@@ -361,6 +367,9 @@ func quoteList(xs []string) string {
 
 // merge applies a user file.
 func (l *loader) merge(cfg *Config, fc *fileConfig) error {
+	if m := fc.MCP; m != nil && m.Terminals != nil {
+		cfg.MCP.Terminals = *m.Terminals
+	}
 	if a := fc.Agent; a != nil && a.Command != nil {
 		cmd := *a.Command
 		if len(cmd) == 0 {
@@ -803,6 +812,12 @@ func (l *loader) tighten(cfg *Config, fc *fileConfig) error {
 	}
 	if fc.UI != nil {
 		return l.widen("ui", "[ui] cannot be set (key bindings decide what a keypress approves)")
+	}
+	if m := fc.MCP; m != nil && m.Terminals != nil {
+		if *m.Terminals && !cfg.MCP.Terminals {
+			return l.widen("mcp.terminals", "true cannot turn back on what the user config turned off")
+		}
+		cfg.MCP.Terminals = *m.Terminals
 	}
 	p := fc.Policy
 	if p == nil {

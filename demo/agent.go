@@ -51,6 +51,7 @@ var Scenarios = []struct{ Name, Description string }{
 	{"size", "print `stty size`, wait for Enter in the pane, print it again"},
 	{"write", "read and rewrite demo.md in the session directory via fs/*"},
 	{"plan", "send a plan and a thought"},
+	{"repl", "drive python3 in a terminal through acpterm's MCP terminal tools (terminal_start, terminal_input)"},
 	{"echo", "reply with the rest of the prompt, verbatim"},
 	{"fail", "fail the prompt with a JSON-RPC error"},
 	{"crash", "exit the agent process with status 3 in the middle of the turn"},
@@ -119,6 +120,7 @@ type session struct {
 	cwd  string
 	mode acp.SessionModeId
 	next int // tool call counter
+	mcp  []acp.McpServer
 }
 
 type agent struct {
@@ -168,7 +170,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	}
 	a.mu.Lock()
 	a.nextSess++
-	s := &session{id: acp.SessionId(fmt.Sprintf("demo-%d", a.nextSess)), cwd: p.Cwd, mode: "ask"}
+	s := &session{id: acp.SessionId(fmt.Sprintf("demo-%d", a.nextSess)), cwd: p.Cwd, mode: "ask", mcp: p.McpServers}
 	a.sessions[s.id] = s
 	a.mu.Unlock()
 	// Commands are advertised before session/new returns, so a client sees them in a fixed

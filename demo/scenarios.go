@@ -138,6 +138,8 @@ func (t *turn) run(word, rest string) error {
 		t.plan(2)
 		t.think("Thinking about what a plan looks like. ")
 		t.say("Plan sent.")
+	case "repl":
+		return t.repl()
 	case "echo":
 		t.sayNow(rest)
 	case "fail":

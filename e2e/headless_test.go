@@ -39,7 +39,7 @@ func (e *testEnv) headless(extra []string, prompts ...string) result {
 // header is what every headless demo run prints first.
 func (e *testEnv) header() string {
 	return "[session] demo-1 acpterm-demo 1.0.0 in " + e.project + "\n[mode] ask\n" +
-		"[commands] tour stream perm read color long size write plan echo fail crash\n"
+		"[commands] tour stream perm read color long size write plan repl echo fail crash\n"
 }
 
 func TestHeadlessEchoAndStreamExactOutput(t *testing.T) {

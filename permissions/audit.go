@@ -75,7 +75,8 @@ type AuditEvent struct {
 	Addr string `json:"addr,omitempty"`
 	// Protocol is how the client asked: "connect", "http" or "socks5".
 	Protocol string `json:"protocol,omitempty"`
-	// Terminal is the terminal whose command connected, or "agent".
+	// Terminal is the terminal whose command connected, or "agent"; for kind "input", the
+	// terminal the agent typed into.
 	Terminal string `json:"terminal,omitempty"`
 	// Program is that terminal's command (or the agent) as a person reads it.
 	Program string `json:"program,omitempty"`
@@ -84,6 +85,12 @@ type AuditEvent struct {
 	BytesDown int64 `json:"bytes_down,omitempty"`
 	// DurationMS is how long the connection was open, in milliseconds.
 	DurationMS int64 `json:"duration_ms,omitempty"`
+	// Input, Bytes and Prefix describe input the agent sent to an interactive terminal (kind
+	// "input", Terminal names it): the input action (text, paste, key, mouse, focus, raw), its
+	// size in bytes and its first bytes (at most 16, never a whole paste).
+	Input  string `json:"input,omitempty"`
+	Bytes  int    `json:"bytes,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
 
 	// Fields names the fields of an answered elicitation (kind "elicitation"; names only,
 	// never values).

@@ -257,6 +257,9 @@ func (h *headless) handle(ev acpclient.Event) {
 		if e.AgentOwned {
 			owner = " (agent-owned)"
 		}
+		if e.Interactive {
+			owner = " (agent-driven)"
+		}
 		h.line("[terminal %s] started%s: %s", sanitizeLine(e.ID), owner, sanitizeLine(e.Label))
 	case acpclient.TerminalExited:
 		if tc := h.toolOf(e.ID); tc != "" && h.printed[tc] == string(acp.ToolCallStatusPending) {

@@ -20,6 +20,7 @@ type pane struct {
 	cwd        string
 	toolCallID string
 	agentOwned bool // read-only: fed by the agent over ACP; no input, no resize of a PTY
+	driven     bool // the agent types into it (acpterm's MCP terminal tools); the user may too
 	turn       int  // Model.turn when the terminal started
 
 	term       paneTerm          // nil for agent-owned terminals
@@ -93,6 +94,9 @@ func (p *pane) title(now time.Time, maxW int) string {
 	}
 	if p.agentOwned {
 		tail = append(tail, "read-only")
+	}
+	if p.driven {
+		tail = append(tail, "agent-driven")
 	}
 	if p.scroll > 0 {
 		tail = append(tail, fmt.Sprintf("scrolled %d", p.scroll))

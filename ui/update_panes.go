@@ -17,7 +17,7 @@ func (m *Model) addPane(e acpclient.TerminalStarted) {
 		return
 	}
 	p := &pane{id: e.ID, label: sanitizeLine(e.Label), cwd: sanitizeLine(e.Cwd), toolCallID: e.ToolCallID,
-		agentOwned: e.AgentOwned, started: m.now(), turn: m.turn}
+		agentOwned: e.AgentOwned, driven: e.Interactive, started: m.now(), turn: m.turn}
 	if !e.AgentOwned && m.d.terms != nil {
 		if t, ok := m.d.terms.Get(e.ID); ok {
 			p.term = t
