@@ -1,0 +1,1012 @@
+package permissions
+
+// The differential oracle: shell lines are run in real bash and dash with every external
+// program replaced by a logging stub, and what really happened — programs started (argv, cwd,
+// environment), code-running builtins traced with -x, files created, changed or removed — is
+// compared with what the analyser reported for the line. A line the policy allows must not run
+// anything the analyser did not report, in a directory it did not foresee, with a variable the
+// env policy does not allow, and must not write where a write is not allowed.
+//
+// Isolation: each run is the first process of a fresh user, mount, PID and network namespace
+// (the namespace's root is uid 65534 outside when the tests run as root, so it has no power
+// over the machine's files). The stub directory is bind-mounted over every directory of the
+// test's PATH and the usual program directories, and is the only PATH entry, so a program named
+// by path (/bin/rm) is a stub too; the shells and a few wrappers (env, timeout, xargs, find …)
+// are copies of the real programs that the stub starts after recording, so what they run is
+// recorded as well. Every run has its own temporary root, HOME and outside directory, a
+// timeout, and no network; when the run ends every process of its namespace is killed.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpterm/acpterm/config"
+)
+
+// oracleTimeout bounds one shell run; a run that takes longer is killed (with everything it
+// started) and judged on what it did until then.
+const oracleTimeout = 10 * time.Second
+
+// oracleConfig is the "typical config" ordinary commands and the oracle are judged under.
+var oracleConfig = filepath.Join("testdata", "oracle", "typical.toml")
+
+// oracleRealPrograms are the programs the stub replaces itself with after recording (copies of
+// the real ones): shells, so nested scripts run, and wrappers, so the commands they start run.
+var oracleRealPrograms = []string{"bash", "dash", "sh", "env", "timeout", "nice", "nohup", "xargs", "find", "setsid"}
+
+// oracleCodeBuiltins are the builtins whose run (seen in the -x trace) the analyser must
+// account for with a leaf or a wrapper of that name: they run code, change how later words
+// are read, or change later commands.
+var oracleCodeBuiltins = setOf("eval", "source", ".", "trap", "fc", "jobs", "alias", "unalias",
+	"enable", "hash", "shopt", "set", "bind", "complete", "compgen", "mapfile", "readarray", "let",
+	"command", "builtin", "cd", "pushd", "popd", "read", "printf", "getopts", "kill", "disown",
+	"ulimit", "umask", "wait", "bg", "fg", "history", "coproc", "caller", "suspend", "times")
+
+// oracleHarness holds what every run shares: the stub directory and the real shells.
+type oracleHarness struct {
+	stubDir string   // the stub binary and one link per program name; PATH of every run
+	binDirs []string // directories the stub directory is bound over
+	shells  map[string]string
+	uid     int // host uid (and gid) the namespace's root maps to
+	config  string
+	sysPath string // the test's own PATH: the policy PATH the engine resolves programs on
+
+	mu    sync.Mutex
+	names map[string]bool // program names that have a stub link
+}
+
+// newOracleHarness builds the harness for one test (removed when it ends). When the machine
+// cannot run it (no bash/dash, no go toolchain, no user namespaces) the test is skipped with
+// the reason, except under CI, where it fails: CI must run the oracle.
+func newOracleHarness(t testing.TB) *oracleHarness {
+	t.Helper()
+	h, err := buildOracleHarness()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("differential oracle unavailable: %v", err)
+		}
+		t.Skipf("differential oracle unavailable: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(h.stubDir)) })
+	return h
+}
+
+func buildOracleHarness() (_ *oracleHarness, err error) {
+	h := &oracleHarness{shells: map[string]string{}, names: map[string]bool{}, sysPath: os.Getenv("PATH")}
+	cfg, err := filepath.Abs(oracleConfig)
+	if err != nil {
+		return nil, err
+	}
+	h.config = cfg
+	base, err := os.MkdirTemp("", "acpterm-oracle-stubs-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(base)
+		}
+	}()
+	h.stubDir = filepath.Join(base, "bin")
+	if err := os.MkdirAll(filepath.Join(h.stubDir, ".real"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(h.stubDir, ".logs"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(base, 0o755); err != nil {
+		return nil, err
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return nil, fmt.Errorf("no go toolchain to build the stub: %v", err)
+	}
+	build := exec.Command(goTool, "build", "-o", filepath.Join(h.stubDir, ".oracle-stub"), "./testdata/oraclestub")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building the stub: %v\n%s", err, out)
+	}
+	if err := os.Symlink(".oracle-stub", filepath.Join(h.stubDir, ".oracle-setup")); err != nil {
+		return nil, err
+	}
+	for _, name := range oracleRealPrograms {
+		real := name
+		if name == "sh" {
+			real = "dash"
+		}
+		p, err := exec.LookPath(real)
+		if err != nil {
+			if name == "bash" || name == "dash" {
+				return nil, fmt.Errorf("%s is not installed", real)
+			}
+			continue
+		}
+		if err := copyExecutable(p, filepath.Join(h.stubDir, ".real", name)); err != nil {
+			return nil, err
+		}
+		if name == "bash" || name == "dash" {
+			h.shells[name] = filepath.Join(h.stubDir, ".real", name)
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range append(filepath.SplitList(h.sysPath), "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/bin", "/sbin") {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil || seen[real] || !filepath.IsAbs(d) {
+			continue
+		}
+		if st, err := os.Stat(real); err != nil || !st.IsDir() {
+			continue
+		}
+		seen[real] = true
+		h.binDirs = append(h.binDirs, real)
+		ents, _ := os.ReadDir(real)
+		for _, e := range ents {
+			h.addName(e.Name())
+		}
+	}
+	for _, n := range []string{"git", "go", "npm", "npx", "pnpm", "yarn", "node", "python", "python3", "pytest", "pip", "cargo", "rustc", "make", "rg", "fd", "jq", "curl", "wget", "rm", "sudo", "ssh", "id", "touch", "sleep", "ls", "cat"} {
+		h.addName(n)
+	}
+	if os.Geteuid() == 0 {
+		h.uid = 65534 // the namespace's root is "nobody" outside
+	} else {
+		h.uid = os.Geteuid()
+	}
+	// Probe: the machine must allow the namespaces.
+	box, err := h.newBox()
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(box.base)
+	if _, err := h.engine(box); err != nil {
+		return nil, fmt.Errorf("the typical config: %v", err)
+	}
+	r, err := h.runIn(box, "dash", "true")
+	if err != nil {
+		return nil, err
+	}
+	if r.exit != 0 {
+		return nil, fmt.Errorf("probe run failed (exit %d): %s", r.exit, r.stderr)
+	}
+	return h, nil
+}
+
+// oracleTempDir is where boxes are made: /dev/shm when it is a writable tmpfs (a box is
+// created and removed for every run, and memory is much faster than a busy disk), else TMPDIR.
+func oracleTempDir() string {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs("/dev/shm", &st); err == nil && st.Type == 0x01021994 && syscall.Access("/dev/shm", 2) == nil {
+		return "/dev/shm"
+	}
+	return os.TempDir()
+}
+
+func copyExecutable(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// addName links the stub under name (a single path component) if it is not there yet.
+func (h *oracleHarness) addName(name string) {
+	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, "-") || strings.ContainsAny(name, "/\x00") || strings.HasPrefix(name, ".oracle") || name == ".real" || name == ".logs" || len(name) > 200 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.names[name] {
+		return
+	}
+	h.names[name] = true
+	_ = os.Symlink(".oracle-stub", filepath.Join(h.stubDir, name))
+}
+
+// addLineNames links a stub under every word-like token of line, so a program the line names
+// that is not installed still runs (as a stub) instead of "command not found".
+func (h *oracleHarness) addLineNames(line string) {
+	for _, f := range strings.FieldsFunc(line, func(r rune) bool {
+		return strings.ContainsRune(" \t\n;&|()<>`$\"'\\{}=*?[]!#~,:", r)
+	}) {
+		h.addName(filepath.Base(f))
+	}
+}
+
+// oracleBox is one run's file system: root (the policy root and cwd), home (HOME, outside the
+// roots), outside (a directory outside the roots holding the planted stdin and OLDPWD) and logs
+// (the stub's log, mounted over the stub directory's .logs in the run's namespace).
+type oracleBox struct {
+	base, root, home, outside, logs string
+	env                             []string // the shell's environment (the baseline)
+}
+
+func (h *oracleHarness) newBox() (*oracleBox, error) { return newOracleBox(h.uid, h.stubDir) }
+
+// newOracleBox creates a box whose files belong to uid (the namespace's root) and whose
+// baseline environment has PATH = stubDir.
+func newOracleBox(uid int, stubDir string) (*oracleBox, error) {
+	base, err := os.MkdirTemp(oracleTempDir(), "acpterm-oracle-")
+	if err != nil {
+		return nil, err
+	}
+	if base, err = filepath.EvalSymlinks(base); err != nil {
+		return nil, err
+	}
+	b := &oracleBox{base: base, root: filepath.Join(base, "root"), home: filepath.Join(base, "home"),
+		outside: filepath.Join(base, "outside"), logs: filepath.Join(base, "logs")}
+	files := map[string]string{
+		"root/README.md":                "# demo\n",
+		"root/go.mod":                   "module example.com/demo\n\ngo 1.22\n",
+		"root/main.go":                  "package main\n\nfunc main() {}\n",
+		"root/main_test.go":             "package main\n",
+		"root/package.json":             "{\"name\":\"demo\",\"scripts\":{\"test\":\"true\"}}\n",
+		"root/Cargo.toml":               "[package]\nname = \"demo\"\n",
+		"root/pyproject.toml":           "[project]\nname = \"demo\"\n",
+		"root/src/app.py":               "print('hi')\n",
+		"root/src/index.ts":             "export {}\n",
+		"root/tests/test_app.py":        "def test_x():\n    pass\n",
+		"root/sub/notes.txt":            "a\nb\n",
+		"root/internal/x/x.go":          "package x\n",
+		"root/.git/HEAD":                "ref: refs/heads/main\n",
+		"home/.bashrc":                  "# rc\n",
+		"home/.ssh/authorized_keys":     "",
+		"home/.config/acpterm/x.toml":   "",
+		"outside/secret.txt":            "secret\n",
+		"outside/stdin.txt":             "input line\n",
+		"outside/dir/file.txt":          "x\n",
+		"logs/.keep":                    "",
+		"root/docs/guide/index.md":      "# guide\n",
+		"root/scripts/check.sh":         "#!/bin/sh\n",
+		"root/web/package.json":         "{}\n",
+		"root/node_modules/.keep":       "",
+		"root/testdata/golden.txt":      "g\n",
+		"root/cmd/demo/main.go":         "package main\n",
+		"root/pkg/util/util.go":         "package util\n",
+		"root/pkg/util/util_test.go":    "package util\n",
+		"root/src/lib.rs":               "\n",
+		"root/CHANGELOG.md":             "\n",
+		"root/Makefile":                 "test:\n\ttrue\n",
+		"root/sub/deeper/more.txt":      "m\n",
+		"root/frontend/src/App.tsx":     "\n",
+		"root/tests/unit/test_more.py":  "\n",
+		"root/tests/integration/.keep":  "",
+		"root/.github/workflows/ci.yml": "on: push\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(base, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Symlink("../outside/dir", filepath.Join(b.root, "link")); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(base, 0o755); err != nil {
+		return nil, err
+	}
+	if uid != os.Geteuid() {
+		if err := filepath.WalkDir(base, func(p string, _ fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, uid, uid)
+		}); err != nil {
+			return nil, err
+		}
+	}
+	b.env = []string{"PATH=" + stubDir, "HOME=" + b.home, "OLDPWD=" + b.outside, "LANG=C.UTF-8", "USER=u"}
+	return b, nil
+}
+
+// engine builds the policy engine for a box: the typical config with the box's root as root,
+// HOME the box's home and the test's own PATH as the policy PATH.
+func (h *oracleHarness) engine(b *oracleBox) (*Engine, error) {
+	return oracleEngine(b, h.config, h.sysPath)
+}
+
+// oracleEngine builds the engine for box b from the config file cfgFile with policy PATH
+// sysPath.
+func oracleEngine(b *oracleBox, cfgFile, sysPath string) (*Engine, error) {
+	getenv := func(k string) string {
+		return map[string]string{"HOME": b.home, "PATH": sysPath, "USER": "u", "LANG": "C.UTF-8", "XDG_CONFIG_HOME": filepath.Join(b.home, ".config")}[k]
+	}
+	cfg, err := config.Load(config.LoadOptions{Path: cfgFile, Cwd: b.root, Getenv: getenv})
+	if err != nil {
+		return nil, err
+	}
+	return NewEngine(cfg, EngineOptions{Cwd: b.root, Getenv: getenv})
+}
+
+// stubRecord is one program start as the stub recorded it.
+type stubRecord struct {
+	Argv []string `json:"argv"`
+	Exec string   `json:"exec"` // the path the kernel executed (AT_EXECFN)
+	Cwd  string   `json:"cwd"`
+	Env  []string `json:"env"`
+}
+
+// oracleRun is what one shell run did.
+type oracleRun struct {
+	shell    string
+	records  []stubRecord
+	builtins [][]string // first words of the -x trace lines naming code builtins
+	changed  []string   // absolute paths created, modified or removed under the box
+	stderr   string
+	exit     int
+	timedOut bool
+}
+
+type fileState struct {
+	mode  fs.FileMode
+	size  int64
+	mtime int64
+	link  string
+}
+
+func snapshot(b *oracleBox) map[string]fileState {
+	out := map[string]fileState{}
+	_ = filepath.WalkDir(b.base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if p == b.logs {
+			return filepath.SkipDir
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		s := fileState{mode: info.Mode(), size: info.Size(), mtime: info.ModTime().UnixNano()}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			s.link, _ = os.Readlink(p)
+		}
+		if info.IsDir() {
+			s.size, s.mtime = 0, 0 // entries are compared one by one
+		}
+		out[p] = s
+		return nil
+	})
+	return out
+}
+
+// runIn runs line with shell ("bash" or "dash") in box b inside fresh namespaces.
+func (h *oracleHarness) runIn(b *oracleBox, shell, line string) (*oracleRun, error) {
+	h.addLineNames(line)
+	before := snapshot(b)
+	args := []string{"-log", b.logs}
+	args = append(args, h.binDirs...)
+	args = append(args, "--", h.shells[shell])
+	if shell == "bash" {
+		args = append(args, "--norc", "--noprofile")
+	}
+	args = append(args, "-x", "-c", line)
+	ctx, cancel := context.WithTimeout(context.Background(), oracleTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(h.stubDir, ".oracle-setup"), args...)
+	cmd.Args[0] = ".oracle-setup"
+	cmd.Env = b.env
+	cmd.Dir = b.root
+	stdin, err := os.Open(filepath.Join(b.outside, "stdin.txt"))
+	if err != nil {
+		return nil, err
+	}
+	defer stdin.Close()
+	cmd.Stdin = stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: h.uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: h.uid, Size: 1}},
+		Pdeathsig:   syscall.SIGKILL,
+		// The mapping alone leaves the child with its host ids (unmapped: no capabilities);
+		// becoming the namespace's root makes it the mapped uid outside.
+		Credential: &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: os.Geteuid() != 0},
+		// As root the supplementary groups (root's) are dropped too.
+		GidMappingsEnableSetgroups: os.Geteuid() == 0,
+	}
+	cmd.WaitDelay = time.Second
+	err = cmd.Run()
+	r := &oracleRun{shell: shell, stderr: stderr.String(), timedOut: ctx.Err() != nil}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.exit = ee.ExitCode()
+	case r.timedOut:
+		r.exit = -1
+	default:
+		return nil, fmt.Errorf("starting the namespace: %v", err)
+	}
+	if r.exit == 125 && strings.Contains(r.stderr, "oraclestub:") {
+		return nil, fmt.Errorf("namespace setup failed: %s", r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(b.logs, ".log"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var rec stubRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, fmt.Errorf("bad stub record %q: %v", sc.Bytes(), err)
+		}
+		r.records = append(r.records, rec)
+	}
+	for _, l := range strings.Split(r.stderr, "\n") {
+		rest := strings.TrimLeft(l, "+")
+		if len(rest) == len(l) || !strings.HasPrefix(rest, " ") {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) > 0 && oracleCodeBuiltins[f[0]] {
+			r.builtins = append(r.builtins, f)
+		}
+	}
+	after := snapshot(b)
+	for p, s := range after {
+		if old, ok := before[p]; !ok || old != s {
+			r.changed = append(r.changed, p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			r.changed = append(r.changed, p)
+		}
+	}
+	sort.Strings(r.changed)
+	return r, nil
+}
+
+// oracleCase is the verdict for one line and, when it was run, the problems found.
+type oracleCase struct {
+	line     string
+	decision Decision
+	runs     []*oracleRun
+	problems []string
+}
+
+// check decides line under the typical config and, when the verdict is allow, runs it in bash
+// and in dash (each in a fresh box) and returns every discrepancy found.
+func (h *oracleHarness) check(line string) (*oracleCase, error) {
+	c := &oracleCase{line: line}
+	for _, shell := range []string{"dash", "bash"} {
+		b, err := h.newBox()
+		if err != nil {
+			return nil, err
+		}
+		err = func() error {
+			defer os.RemoveAll(b.base)
+			e, err := h.engine(b)
+			if err != nil {
+				return err
+			}
+			d := e.DecideCommand(CommandRequest{Command: line})
+			c.decision = d
+			if d.Verdict != Allow {
+				return nil
+			}
+			r, err := h.runIn(b, shell, line)
+			if err != nil {
+				return err
+			}
+			c.runs = append(c.runs, r)
+			for _, p := range judgeRun(e, b, d, r) {
+				c.problems = append(c.problems, shell+": "+p)
+			}
+			return nil
+		}()
+		if err != nil {
+			return nil, err
+		}
+		if c.decision.Verdict != Allow {
+			break
+		}
+	}
+	return c, nil
+}
+
+// judgeRun compares what run r of an allowed line did with decision d (see the file comment).
+func judgeRun(e *Engine, b *oracleBox, d Decision, r *oracleRun) []string {
+	var problems []string
+	labels := map[string]bool{} // first word of every wrapper the analyser peeled
+	names := map[string]bool{}  // argv[0] of every leaf
+	for _, l := range d.Leaves {
+		for _, v := range l.Via {
+			labels[strings.Fields(v + " x")[0]] = true
+		}
+		if len(l.Argv) > 0 {
+			names[l.Argv[0]] = true
+		}
+	}
+	cwds := leafCwds(d, b)
+	baseline := map[string]string{}
+	for _, kv := range b.env {
+		k, v, _ := strings.Cut(kv, "=")
+		baseline[k] = v
+	}
+	envOK := map[string]bool{}
+	for _, rec := range r.records {
+		if len(rec.Argv) == 0 {
+			problems = append(problems, "a program ran with an empty argv")
+			continue
+		}
+		covered := labels[filepath.Base(rec.Argv[0])]
+		for _, l := range d.Leaves {
+			if argvMatches(l.Argv, rec.Argv) {
+				covered = true
+				break
+			}
+		}
+		if filepath.Base(rec.Exec) != filepath.Base(rec.Argv[0]) {
+			problems = append(problems, fmt.Sprintf("ran %s under the name %q (argv %q)", rec.Exec, rec.Argv[0], rec.Argv))
+		}
+		if !covered {
+			problems = append(problems, fmt.Sprintf("ran %q (cwd %s), which the analyser did not report", rec.Argv, rel(b, rec.Cwd)))
+		}
+		if !slices.Contains(cwds, rec.Cwd) {
+			problems = append(problems, fmt.Sprintf("ran %q in %s, not in a directory the analyser's leaves lead to (%s)", rec.Argv, rel(b, rec.Cwd), relAll(b, cwds)))
+		}
+		for _, kv := range rec.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "PWD", "OLDPWD", "SHLVL", "_":
+				continue // maintained by the shell itself
+			}
+			if old, ok := baseline[k]; ok && old == v {
+				continue
+			}
+			ok, seen := envOK[kv]
+			if !seen {
+				ok = e.DecideCommand(CommandRequest{Command: "true", Env: []EnvVar{{k, v}}}).Verdict == Allow
+				envOK[kv] = ok
+			}
+			if !ok {
+				problems = append(problems, fmt.Sprintf("%q reached %q, and the env policy does not allow it", kv, rec.Argv))
+			}
+		}
+	}
+	for _, bw := range r.builtins {
+		if !names[bw[0]] && !labels[bw[0]] {
+			problems = append(problems, fmt.Sprintf("builtin %q ran (-x trace), which the analyser did not report", strings.Join(bw, " ")))
+		}
+	}
+	for _, p := range r.changed {
+		if fd := e.DecideWrite(p); fd.Verdict != Allow {
+			problems = append(problems, fmt.Sprintf("changed %s, a write the policy does not allow (%s)", rel(b, p), fd.Reason))
+		}
+	}
+	if r.timedOut {
+		problems = append(problems, fmt.Sprintf("still running after %s", oracleTimeout))
+	}
+	return problems
+}
+
+// argvMatches reports whether an analyser argv (DynamicWord standing for any number of words)
+// matches the argv a program really got.
+func argvMatches(pat, got []string) bool {
+	if len(pat) == 0 {
+		return len(got) == 0
+	}
+	if pat[0] == DynamicWord {
+		for i := 0; i <= len(got); i++ {
+			if argvMatches(pat[1:], got[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(got) > 0 && got[0] == pat[0] && argvMatches(pat[1:], got[1:])
+}
+
+// leafCwds returns the physical directories the analyser's leaves can lead a command to: the
+// request cwd, then for every cd/pushd leaf with a literal target that target from every
+// directory found so far (logical, as the shells' cd computes it, and physical), and HOME for
+// a cd without operand. cd -, popd and non-literal targets add nothing: the analyser did not say
+// where they lead.
+func leafCwds(d Decision, b *oracleBox) []string {
+	dirs := []string{d.Cwd}
+	add := func(p string) {
+		for _, q := range []string{filepath.Clean(p), physical(p)} {
+			if q != "" && !slices.Contains(dirs, q) {
+				dirs = append(dirs, q)
+			}
+		}
+	}
+	for _, l := range d.Leaves {
+		if len(l.Argv) == 0 || (l.Argv[0] != "cd" && l.Argv[0] != "pushd" && l.Argv[0] != "chdir") {
+			continue
+		}
+		args := l.Argv[1:]
+		for len(args) > 0 && (args[0] == "-L" || args[0] == "-P" || args[0] == "-e" || args[0] == "-@") {
+			args = args[1:]
+		}
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		switch {
+		case len(args) == 0:
+			add(b.home)
+		case args[0] == DynamicWord || args[0] == "-" || strings.HasPrefix(args[0], "+") || strings.HasPrefix(args[0], "-"):
+		case filepath.IsAbs(args[0]):
+			add(args[0])
+		default:
+			for _, from := range slices.Clone(dirs) {
+				add(filepath.Join(from, args[0]))
+				add(filepath.Join(physical(from), args[0]))
+			}
+		}
+	}
+	return dirs
+}
+
+func physical(p string) string {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return r
+}
+
+// rel shows p relative to the box ($ROOT/…, $HOME/…, $OUTSIDE/…, $BOX) so messages are stable.
+func rel(b *oracleBox, p string) string {
+	return strings.NewReplacer(b.root, "$ROOT", b.home, "$HOME", b.outside, "$OUTSIDE", b.base, "$BOX").Replace(p)
+}
+
+func relAll(b *oracleBox, ps []string) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = rel(b, p)
+	}
+	return strings.Join(out, ", ")
+}
+
+// oracleSeed is one line of a corpus file with its annotation (text after a tab and "#").
+type oracleSeed struct {
+	file, line, note string
+	n                int // line number in file
+}
+
+// readOracleCorpus reads a corpus file: one shell line per line; blank lines and lines starting
+// with "#" are skipped; a line starting with "go:" is a Go string literal (for lines holding
+// newlines or control characters); text after a tab followed by "#" is a note.
+func readOracleCorpus(t testing.TB, name string) []oracleSeed {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "oracle", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []oracleSeed
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		s := oracleSeed{file: name, n: i + 1}
+		if j := strings.Index(l, "\t#"); j >= 0 {
+			s.note = strings.TrimSpace(l[j+2:])
+			l = l[:j]
+		}
+		if q, ok := strings.CutPrefix(l, "go:"); ok {
+			u, err := strconv.Unquote(q)
+			if err != nil {
+				t.Fatalf("%s:%d: bad Go string: %v", name, i+1, err)
+			}
+			l = u
+		}
+		s.line = l
+		out = append(out, s)
+	}
+	return out
+}
+
+// shellJoin quotes argv as one POSIX shell line.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// oracleSeeds returns every line the oracle runs deterministically: the bypass corpus (shell
+// scripts as they are, argv requests quoted into a line; requests that only differ in agent
+// env or cwd are left out), the ordinary commands and the construct families.
+func oracleSeeds(t testing.TB) []oracleSeed {
+	var out []oracleSeed
+	for _, c := range corpusCases() {
+		if len(c.env) > 0 || c.cwd != "" || len(c.command)+len(strings.Join(c.args, " ")) > 4096 {
+			continue
+		}
+		line := shellJoin(append([]string{c.command}, c.args...))
+		if len(c.args) == 2 && c.args[0] == "-c" && (c.command == "bash" || c.command == "sh") {
+			line = c.args[1]
+		}
+		out = append(out, oracleSeed{file: "corpusCases", line: line, note: c.id})
+	}
+	out = append(out, readOracleCorpus(t, "ordinary.txt")...)
+	out = append(out, readOracleCorpus(t, "families.txt")...)
+	return out
+}
+
+// oracleKnownFailures are seed lines the analyser allows although the shells run something it
+// did not report (or in a place or with an environment it did not foresee, or they write where
+// writes are not allowed): each is asserted to still fail, so whoever fixes the analyser moves
+// the line out of this list. The value says what ran unreported.
+var oracleKnownFailures = map[string]string{
+	"export FOO=1; git status":                                 "dash: \"FOO=1\" reached [\"git\" \"status\"], and the env policy does not allow it",
+	"FOO=1; export FOO; git status":                            "dash: \"FOO=1\" reached [\"git\" \"status\"], and the env policy does not allow it",
+	"typeset -x FOO=1; git status":                             "bash: \"FOO=1\" reached [\"git\" \"status\"], and the env policy does not allow it",
+	"declare -i x; x='a[$(id)]'":                               "bash: ran [\"id\"] (cwd $ROOT) unreported",
+	"typeset -i n; n='z[$(id)]'":                               "bash: ran [\"id\"] (cwd $ROOT) unreported",
+	"export -i x 2>/dev/null; declare -i x; x='b[`id`]'":       "bash: ran [\"id\"] (cwd $ROOT) unreported",
+	"printf -v'a[$(id)]' %s x":                                 "bash: ran [\"id\"] (cwd $ROOT) unreported",
+	"echo 'a[$(id)]' > n.txt; declare -i n; read n < n.txt":    "bash: ran [\"id\"] (cwd $ROOT) unreported",
+	"echo 'a[$(id)]' > n.txt; typeset -i n; read -r n < n.txt": "bash: ran [\"id\"] (cwd $ROOT) unreported",
+	"declare -i n; : ${n:='a[$(id)]'}":                         "bash: ran [\"id\"] (cwd $ROOT) unreported",
+	"set -a; : ${GIT_DIR:=/tmp}; git status":                   "dash: \"GIT_DIR=/tmp\" reached [\"git\" \"status\"], and the env policy does not allow it",
+	"set -a; : \"${FOO:=1}\"; git status":                      "dash: \"FOO=1\" reached [\"git\" \"status\"], and the env policy does not allow it",
+	"set -k; git status GIT_DIR=/tmp":                          "bash: ran [\"git\" \"status\"] (cwd $ROOT) unreported",
+	"set -k; git log GIT_PAGER=id -1":                          "bash: ran [\"git\" \"log\" \"-1\"] (cwd $ROOT) unreported",
+	"set -o keyword; git status GIT_DIR=/tmp":                  "bash: ran [\"git\" \"status\"] (cwd $ROOT) unreported",
+	"set -ek; git status FOO=1":                                "bash: ran [\"git\" \"status\"] (cwd $ROOT) unreported",
+	"set -a; read FOO < README.md; git status":                 "dash: \"FOO=# demo\" reached [\"git\" \"status\"], and the env policy does not allow it",
+	"set -a; printf -v FOO %s 1; git status":                   "bash: \"FOO=1\" reached [\"git\" \"status\"], and the env policy does not allow it",
+	"set -a; getopts a FOO; git status":                        "under set -a, getopts exports FOO and OPTIND to git",
+	"shopt -s cdable_vars; d=/tmp; cd d && ls":                 "bash: ran [\"ls\"] in /tmp, analyser: $ROOT, $ROOT/d",
+	"mapfile -C id -c 1 lines < README.md":                     "bash: ran [\"id\" \"0\" \"# demo\\n\"] (cwd $ROOT) unreported",
+	"mapfile -t -C 'id #' -c1 lines < README.md":               "bash: ran [\"id\"] (cwd $ROOT) unreported",
+	"readarray -C 'touch pwned;' -c 1 arr < README.md":         "bash: ran [\"touch\" \"pwned\"] (cwd $ROOT) unreported",
+	"mapfile -C\"id\" -c1 x < README.md":                       "bash: ran [\"id\" \"0\" \"# demo\\n\"] (cwd $ROOT) unreported",
+	"mapfile -c 1 -C id x < README.md":                         "bash: ran [\"id\" \"0\" \"# demo\\n\"] (cwd $ROOT) unreported",
+	"jobs -x id":                                               "bash: ran [\"id\"] (cwd $ROOT) unreported",
+	"jobs -x touch pwned":                                      "bash: ran [\"touch\" \"pwned\"] (cwd $ROOT) unreported",
+	"builtin jobs -x id":                                       "bash: ran [\"id\"] (cwd $ROOT) unreported",
+	"echo x > /dev/stdin":                                      "dash: changed $OUTSIDE/stdin.txt, a write the policy does not allow",
+	"echo x >> /dev/stdin":                                     "dash: changed $OUTSIDE/stdin.txt, a write the policy does not allow",
+	": > /dev/stdin":                                           "dash: changed $OUTSIDE/stdin.txt, a write the policy does not allow",
+	"echo x > /dev/fd/0":                                       "dash: changed $OUTSIDE/stdin.txt, a write the policy does not allow",
+	"cat README.md >/dev/fd/0":                                 "dash: changed $OUTSIDE/stdin.txt, a write the policy does not allow",
+	"echo x > link/../secret.txt":                              "dash: changed $OUTSIDE/secret.txt, a write the policy does not allow",
+	"cat README.md > link/../pwned.txt":                        "dash: changed $OUTSIDE/pwned.txt, a write the policy does not allow",
+	"printf x >> link/../secret.txt":                           "dash: changed $OUTSIDE/secret.txt, a write the policy does not allow",
+	"cd -P link/.. && ls":                                      "dash: ran [\"ls\"] in $OUTSIDE, analyser: $ROOT",
+	"git status # note \\\nid":                                 "the analyser folds the line after a comment ending in a backslash into the comment's command (one leaf `git status id`); both shells run git status, then id",
+	"ls # comment ending in a backslash\\\ntouch pwned":        "the analyser folds the next line into the commented command (one leaf `ls touch pwned`); both shells run ls, then touch pwned",
+	"echo a # x \\\n\\\nid":                                    "the analyser folds the following lines into the commented command; both shells run id",
+	"cd - && ls":                                               "dash: ran [\"ls\"] in $OUTSIDE, analyser: $ROOT",
+	"cd - >/dev/null && git status":                            "dash: ran [\"git\" \"status\"] in $OUTSIDE, analyser: $ROOT",
+	"OLDPWD=/tmp; cd - && ls":                                  "dash: ran [\"ls\"] in /tmp, analyser: $ROOT",
+	"cd \"$OLDPWD\" && ls":                                     "dash: ran [\"ls\"] in $OUTSIDE, analyser: $ROOT",
+	"cd -- - 2>/dev/null; ls":                                  "dash: ran [\"ls\"] in $OUTSIDE, analyser: $ROOT",
+	"cd \"$(echo /tmp)\" && ls":                                "dash: ran [\"ls\"] in /tmp, analyser: $ROOT",
+	"cd $(echo ..) && ls":                                      "dash: ran [\"ls\"] in $BOX, analyser: $ROOT",
+	"cd `echo ~` && ls":                                        "dash: ran [\"ls\"] in $HOME, analyser: $ROOT",
+	"echo $'\\'' ; id ; echo '\\'":                             "bash reads $'\\'' as a quoted quote and runs id; the analyser (POSIX sh) sees one echo",
+	"bash -lc 'git status'":                                    "a login shell runs /etc/profile (id -u) and resets PATH before git status; the analyser sees only git status",
+	"exec -a git id":                                           "bash runs id with argv[0] \"git\" (the analyser reports `id`); dash has no exec -a",
+}
+
+// TestOracleSeeds runs the differential oracle over every seed line: no allowed line may do
+// anything the analyser did not report, except the known failures, which must still fail.
+func TestOracleSeeds(t *testing.T) {
+	h := newOracleHarness(t)
+	seeds := oracleSeeds(t)
+	for _, s := range seeds {
+		h.addLineNames(s.line) // all names first, so no result depends on the order of runs
+	}
+	type result struct {
+		seed oracleSeed
+		c    *oracleCase
+		err  error
+	}
+	results := make([]result, len(seeds))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				c, err := h.check(seeds[i].line)
+				results[i] = result{seeds[i], c, err}
+			}
+		}()
+	}
+	for i := range seeds {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	ran := 0
+	seen := map[string]bool{}
+	for _, r := range results {
+		where := fmt.Sprintf("%s:%d %q", r.seed.file, r.seed.n, r.seed.line)
+		if r.err != nil {
+			t.Errorf("%s: %v", where, r.err)
+			continue
+		}
+		seen[r.seed.line] = true
+		if len(r.c.runs) > 0 {
+			ran++
+		}
+		known, isKnown := oracleKnownFailures[r.seed.line]
+		switch {
+		case len(r.c.problems) > 0 && !isKnown:
+			t.Errorf("%s: allowed (%s), but:\n\t%s\nKNOWN %s: %s", where, r.c.decision.Reason, strings.Join(r.c.problems, "\n\t"), strconv.Quote(r.seed.line), strconv.Quote(r.c.problems[0]))
+		case len(r.c.problems) == 0 && isKnown:
+			t.Errorf("%s: listed in oracleKnownFailures (%s) but passes the oracle now (verdict %s): remove it from the list", where, known, r.c.decision.Verdict)
+		}
+	}
+	for line := range oracleKnownFailures {
+		if !seen[line] {
+			t.Errorf("oracleKnownFailures lists %q, which is not a seed line", line)
+		}
+	}
+	t.Logf("%d seed lines, %d allowed and run in bash and dash", len(seeds), ran)
+	if ran == 0 {
+		t.Errorf("no seed line was allowed, so the oracle ran nothing")
+	}
+}
+
+// knownFalseDeny are ordinary lines (ordinary.txt) today's analyser does not allow although
+// they are safe under the typical config; the value says why it asks or denies. Each is
+// asserted to still be false-denied, so whoever fixes one must move it out of this list.
+var knownFalseDeny = map[string]string{
+	"git config --get user.email":                               "ask: git config is treated as configuring programs even when it only reads a key",
+	"go build -o /dev/null ./...":                               "ask: go -o is judged as writing anywhere even when the target is /dev/null",
+	"grep -rl TODO . | xargs grep -c TODO":                      "ask: xargs with an allowed read-only command still asks (its arguments come from input)",
+	"find . -name '*.go' -not -path './vendor/*' | xargs wc -l": "ask: xargs with an allowed read-only command still asks (its arguments come from input)",
+	"find . -name '*_test.go' -exec grep -l 'func Test' {} +":   "ask: find -exec of an allowed read-only command still asks",
+	"sed -n '/func main/,/^}/p' main.go":                        "ask: a sed script with a regex address range is not on the safe sed list",
+	"sed -i 's/old/new/g' README.md":                            "ask: sed -i inside the root asks although [policy.fs] write is allow",
+	"sed -i.bak -e 's/a/b/' sub/notes.txt":                      "ask: sed -i inside the root asks although [policy.fs] write is allow",
+	"awk '{print $1}' sub/notes.txt":                            "ask: every inline awk program asks, even one that only prints fields",
+	"awk -F: '{print $1}' sub/notes.txt | sort | uniq -c":       "ask: every inline awk program asks, even one that only prints fields",
+	"awk 'NR>=10 && NR<=20' main.go":                            "ask: every inline awk program asks, even one that only selects lines",
+	"awk '/func/ {print FILENAME\": \"$0}' main.go":             "ask: every inline awk program asks, even one that only prints",
+	"cd sub && cat notes.txt && cd ..":                          "ask: cd .. after cd sub is judged from the request cwd too (outside the roots)",
+	"cd pkg/util && go test ./... && cd ../..":                  "ask: cd ../.. after cd pkg/util is judged from the request cwd too (outside the roots)",
+	"cd web && npm ls --depth=0; cd ..":                         "ask: cd .. after cd web is judged from the request cwd too (outside the roots)",
+	"GIT_PAGER=cat git log --oneline -5":                        "deny: GIT_PAGER is on the env deny list even when set to a plain pager",
+	"PAGER=cat git log -3":                                      "deny: PAGER is on the env deny list even when set to a plain pager",
+	"CGO_ENABLED=0 go build ./...":                              "deny: CGO_ENABLED matches the CGO_* env deny glob, though it only switches cgo off",
+	"PYTHONPATH=src python3 -m pytest -q":                       "deny: PYTHONPATH is on the env deny list even when it points inside the roots",
+}
+
+// buildRunnerAsks are ordinary lines that ask on purpose under any config: the program runs
+// scripts from workspace files the agent can edit (package.json scripts, build.rs, Makefile),
+// so an allow rule cannot cover it. Asserted to be exactly "ask".
+var buildRunnerAsks = map[string]bool{
+	"npm test": true, "npm run test": true, "npm run lint": true, "npm run build": true, "npm ci": true,
+	"npx tsc --noEmit": true, "pnpm test": true, "yarn test": true, "cargo check": true, "cargo test": true,
+	"cargo build --release": true, "cargo clippy -- -D warnings": true,
+}
+
+// TestOrdinaryCorpus: ordinary agent commands (ordinary.txt) come out "allow" under the
+// typical config, except the listed known false denies (which must still be false-denied) and
+// build runners (which must ask). It needs no namespaces: only the decisions are checked.
+func TestOrdinaryCorpus(t *testing.T) {
+	seeds := readOracleCorpus(t, "ordinary.txt")
+	box, err := newOracleBox(os.Geteuid(), "/nonexistent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(box.base) })
+	e, err := oracleEngine(box, oracleConfig, os.Getenv("PATH"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed, seen := 0, map[string]bool{}
+	for _, s := range seeds {
+		if seen[s.line] {
+			t.Errorf("ordinary.txt:%d: %q is listed twice", s.n, s.line)
+		}
+		seen[s.line] = true
+		d := e.DecideCommand(CommandRequest{Command: s.line})
+		why, falseDeny := knownFalseDeny[s.line]
+		switch {
+		case buildRunnerAsks[s.line]:
+			if d.Verdict != Ask || !strings.HasPrefix(d.Rule, "runner: ") {
+				t.Errorf("ordinary.txt:%d: %q is listed in buildRunnerAsks but is %s (rule %q: %s)", s.n, s.line, d.Verdict, d.Rule, d.Reason)
+			}
+		case falseDeny:
+			if d.Verdict == Allow {
+				t.Errorf("ordinary.txt:%d: %q is allowed now: remove it from knownFalseDeny (%s)", s.n, s.line, why)
+			}
+		case d.Verdict != Allow:
+			t.Errorf("ordinary.txt:%d: %q is %s under the typical config, want allow (rule %q: %s)", s.n, s.line, d.Verdict, d.Rule, d.Reason)
+		default:
+			allowed++
+		}
+	}
+	for line := range knownFalseDeny {
+		if !seen[line] {
+			t.Errorf("knownFalseDeny lists %q, which is not in ordinary.txt", line)
+		}
+	}
+	for line := range buildRunnerAsks {
+		if !seen[line] {
+			t.Errorf("buildRunnerAsks lists %q, which is not in ordinary.txt", line)
+		}
+	}
+	if allowed < 200 {
+		t.Errorf("only %d ordinary lines are allowed; the corpus must keep at least 200", allowed)
+	}
+}
+
+// FuzzOracle runs the differential oracle on generated lines: any line the typical config
+// allows must not, in bash or dash, run anything the analyser did not report (see
+// judgeRun). Seeded with the bypass corpus, the construct families and every eighth ordinary
+// line, less the known failures. Plain `go test` runs only a few ordinary seeds here
+// (TestOracleSeeds runs them all). Run:
+// go test -run='^$' -fuzz='^FuzzOracle$' -fuzztime=20s ./permissions/
+func FuzzOracle(f *testing.F) {
+	h := newOracleHarness(f)
+	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
+	n := 0
+	for _, s := range oracleSeeds(f) {
+		if _, known := oracleKnownFailures[s.line]; known {
+			continue
+		}
+		switch {
+		case !fuzzing && (n >= 8 || s.file != "ordinary.txt"):
+			continue // a few ordinary (allowed) lines keep the target itself tested
+		case fuzzing && s.file == "ordinary.txt" && s.n%8 != 0:
+			continue // a short fuzz pass should fuzz, not spend its time on the baseline
+		}
+		h.addLineNames(s.line)
+		f.Add(s.line)
+		n++
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if len(line) > 1024 || strings.IndexByte(line, 0) >= 0 {
+			return
+		}
+		if _, known := oracleKnownFailures[line]; known {
+			return
+		}
+		c, err := h.check(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.problems) > 0 {
+			t.Errorf("%q: allowed (%s), but:\n\t%s", line, c.decision.Reason, strings.Join(c.problems, "\n\t"))
+		}
+	})
+}
