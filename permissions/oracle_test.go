@@ -71,6 +71,7 @@ type oracleHarness struct {
 
 	mu    sync.Mutex
 	names map[string]bool // program names that have a stub link
+	pool  []*oracleBox    // boxes a run left unchanged, ready for the next one
 }
 
 // newOracleHarness builds the harness for one test (removed when it ends). When the machine
@@ -85,7 +86,10 @@ func newOracleHarness(t testing.TB) *oracleHarness {
 		}
 		t.Skipf("differential oracle unavailable: %v", err)
 	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(h.stubDir)) })
+	t.Cleanup(func() {
+		h.drain()
+		os.RemoveAll(filepath.Dir(h.stubDir))
+	})
 	return h
 }
 
@@ -189,16 +193,6 @@ func buildOracleHarness() (_ *oracleHarness, err error) {
 	return h, nil
 }
 
-// oracleTempDir is where boxes are made: /dev/shm when it is a writable tmpfs (a box is
-// created and removed for every run, and memory is much faster than a busy disk), else TMPDIR.
-func oracleTempDir() string {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs("/dev/shm", &st); err == nil && st.Type == 0x01021994 && syscall.Access("/dev/shm", 2) == nil {
-		return "/dev/shm"
-	}
-	return os.TempDir()
-}
-
 func copyExecutable(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
@@ -246,6 +240,52 @@ func (h *oracleHarness) addLineNames(line string) {
 type oracleBox struct {
 	base, root, home, outside, logs string
 	env                             []string // the shell's environment (the baseline)
+	engine                          *Engine  // the typical config's engine for this box
+}
+
+// getBox returns a fresh box with its engine: one a previous run left unchanged, or a new one
+// (creating the files costs more than a run).
+func (h *oracleHarness) getBox() (*oracleBox, error) {
+	h.mu.Lock()
+	if n := len(h.pool); n > 0 {
+		b := h.pool[n-1]
+		h.pool = h.pool[:n-1]
+		h.mu.Unlock()
+		return b, nil
+	}
+	h.mu.Unlock()
+	b, err := h.newBox()
+	if err != nil {
+		return nil, err
+	}
+	if b.engine, err = h.engine(b); err != nil {
+		os.RemoveAll(b.base)
+		return nil, err
+	}
+	return b, nil
+}
+
+// putBox takes a box back after a run: into the pool when the run changed nothing in it,
+// removed otherwise.
+func (h *oracleHarness) putBox(b *oracleBox, r *oracleRun) {
+	err := os.Remove(filepath.Join(b.logs, ".log"))
+	if r == nil || len(r.changed) > 0 || (err != nil && !errors.Is(err, fs.ErrNotExist)) {
+		os.RemoveAll(b.base)
+		return
+	}
+	h.mu.Lock()
+	h.pool = append(h.pool, b)
+	h.mu.Unlock()
+}
+
+// drain removes the pooled boxes.
+func (h *oracleHarness) drain() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, b := range h.pool {
+		os.RemoveAll(b.base)
+	}
+	h.pool = nil
 }
 
 func (h *oracleHarness) newBox() (*oracleBox, error) { return newOracleBox(h.uid, h.stubDir) }
@@ -253,7 +293,7 @@ func (h *oracleHarness) newBox() (*oracleBox, error) { return newOracleBox(h.uid
 // newOracleBox creates a box whose files belong to uid (the namespace's root) and whose
 // baseline environment has PATH = stubDir.
 func newOracleBox(uid int, stubDir string) (*oracleBox, error) {
-	base, err := os.MkdirTemp(oracleTempDir(), "acpterm-oracle-")
+	base, err := os.MkdirTemp("", "acpterm-oracle-")
 	if err != nil {
 		return nil, err
 	}
@@ -503,37 +543,29 @@ type oracleCase struct {
 func (h *oracleHarness) check(line string) (*oracleCase, error) {
 	c := &oracleCase{line: line}
 	for _, shell := range []string{"dash", "bash"} {
-		b, err := h.newBox()
+		b, err := h.getBox()
 		if err != nil {
 			return nil, err
 		}
-		err = func() error {
-			defer os.RemoveAll(b.base)
-			e, err := h.engine(b)
-			if err != nil {
-				return err
-			}
-			d := e.DecideCommand(CommandRequest{Command: line})
+		// Decided in every box: the leaves hold the box's paths (~ expanded, the cwd).
+		d := b.engine.DecideCommand(CommandRequest{Command: line})
+		if shell == "dash" {
 			c.decision = d
-			if d.Verdict != Allow {
-				return nil
-			}
-			r, err := h.runIn(b, shell, line)
-			if err != nil {
-				return err
-			}
-			c.runs = append(c.runs, r)
-			for _, p := range judgeRun(e, b, d, r) {
-				c.problems = append(c.problems, shell+": "+p)
-			}
-			return nil
-		}()
+		}
+		if d.Verdict != Allow {
+			h.putBox(b, &oracleRun{})
+			return c, nil
+		}
+		r, err := h.runIn(b, shell, line)
 		if err != nil {
+			os.RemoveAll(b.base)
 			return nil, err
 		}
-		if c.decision.Verdict != Allow {
-			break
+		c.runs = append(c.runs, r)
+		for _, p := range judgeRun(b.engine, b, d, r) {
+			c.problems = append(c.problems, shell+": "+p)
 		}
+		h.putBox(b, r)
 	}
 	return c, nil
 }
@@ -769,57 +801,7 @@ func oracleSeeds(t testing.TB) []oracleSeed {
 // writes are not allowed): each is asserted to still fail, so whoever fixes the analyser moves
 // the line out of this list. The value says what ran unreported.
 var oracleKnownFailures = map[string]string{
-	"export FOO=1; git status":                                 "dash: \"FOO=1\" reached [\"git\" \"status\"], and the env policy does not allow it",
-	"FOO=1; export FOO; git status":                            "dash: \"FOO=1\" reached [\"git\" \"status\"], and the env policy does not allow it",
-	"typeset -x FOO=1; git status":                             "bash: \"FOO=1\" reached [\"git\" \"status\"], and the env policy does not allow it",
-	"declare -i x; x='a[$(id)]'":                               "bash: ran [\"id\"] (cwd $ROOT) unreported",
-	"typeset -i n; n='z[$(id)]'":                               "bash: ran [\"id\"] (cwd $ROOT) unreported",
-	"export -i x 2>/dev/null; declare -i x; x='b[`id`]'":       "bash: ran [\"id\"] (cwd $ROOT) unreported",
-	"printf -v'a[$(id)]' %s x":                                 "bash: ran [\"id\"] (cwd $ROOT) unreported",
-	"echo 'a[$(id)]' > n.txt; declare -i n; read n < n.txt":    "bash: ran [\"id\"] (cwd $ROOT) unreported",
-	"echo 'a[$(id)]' > n.txt; typeset -i n; read -r n < n.txt": "bash: ran [\"id\"] (cwd $ROOT) unreported",
-	"declare -i n; : ${n:='a[$(id)]'}":                         "bash: ran [\"id\"] (cwd $ROOT) unreported",
-	"set -a; : ${GIT_DIR:=/tmp}; git status":                   "dash: \"GIT_DIR=/tmp\" reached [\"git\" \"status\"], and the env policy does not allow it",
-	"set -a; : \"${FOO:=1}\"; git status":                      "dash: \"FOO=1\" reached [\"git\" \"status\"], and the env policy does not allow it",
-	"set -k; git status GIT_DIR=/tmp":                          "bash: ran [\"git\" \"status\"] (cwd $ROOT) unreported",
-	"set -k; git log GIT_PAGER=id -1":                          "bash: ran [\"git\" \"log\" \"-1\"] (cwd $ROOT) unreported",
-	"set -o keyword; git status GIT_DIR=/tmp":                  "bash: ran [\"git\" \"status\"] (cwd $ROOT) unreported",
-	"set -ek; git status FOO=1":                                "bash: ran [\"git\" \"status\"] (cwd $ROOT) unreported",
-	"set -a; read FOO < README.md; git status":                 "dash: \"FOO=# demo\" reached [\"git\" \"status\"], and the env policy does not allow it",
-	"set -a; printf -v FOO %s 1; git status":                   "bash: \"FOO=1\" reached [\"git\" \"status\"], and the env policy does not allow it",
-	"set -a; getopts a FOO; git status":                        "under set -a, getopts exports FOO and OPTIND to git",
-	"shopt -s cdable_vars; d=/tmp; cd d && ls":                 "bash: ran [\"ls\"] in /tmp, analyser: $ROOT, $ROOT/d",
-	"mapfile -C id -c 1 lines < README.md":                     "bash: ran [\"id\" \"0\" \"# demo\\n\"] (cwd $ROOT) unreported",
-	"mapfile -t -C 'id #' -c1 lines < README.md":               "bash: ran [\"id\"] (cwd $ROOT) unreported",
-	"readarray -C 'touch pwned;' -c 1 arr < README.md":         "bash: ran [\"touch\" \"pwned\"] (cwd $ROOT) unreported",
-	"mapfile -C\"id\" -c1 x < README.md":                       "bash: ran [\"id\" \"0\" \"# demo\\n\"] (cwd $ROOT) unreported",
-	"mapfile -c 1 -C id x < README.md":                         "bash: ran [\"id\" \"0\" \"# demo\\n\"] (cwd $ROOT) unreported",
-	"jobs -x id":                                               "bash: ran [\"id\"] (cwd $ROOT) unreported",
-	"jobs -x touch pwned":                                      "bash: ran [\"touch\" \"pwned\"] (cwd $ROOT) unreported",
-	"builtin jobs -x id":                                       "bash: ran [\"id\"] (cwd $ROOT) unreported",
-	"echo x > /dev/stdin":                                      "dash: changed $OUTSIDE/stdin.txt, a write the policy does not allow",
-	"echo x >> /dev/stdin":                                     "dash: changed $OUTSIDE/stdin.txt, a write the policy does not allow",
-	": > /dev/stdin":                                           "dash: changed $OUTSIDE/stdin.txt, a write the policy does not allow",
-	"echo x > /dev/fd/0":                                       "dash: changed $OUTSIDE/stdin.txt, a write the policy does not allow",
-	"cat README.md >/dev/fd/0":                                 "dash: changed $OUTSIDE/stdin.txt, a write the policy does not allow",
-	"echo x > link/../secret.txt":                              "dash: changed $OUTSIDE/secret.txt, a write the policy does not allow",
-	"cat README.md > link/../pwned.txt":                        "dash: changed $OUTSIDE/pwned.txt, a write the policy does not allow",
-	"printf x >> link/../secret.txt":                           "dash: changed $OUTSIDE/secret.txt, a write the policy does not allow",
-	"cd -P link/.. && ls":                                      "dash: ran [\"ls\"] in $OUTSIDE, analyser: $ROOT",
-	"git status # note \\\nid":                                 "the analyser folds the line after a comment ending in a backslash into the comment's command (one leaf `git status id`); both shells run git status, then id",
-	"ls # comment ending in a backslash\\\ntouch pwned":        "the analyser folds the next line into the commented command (one leaf `ls touch pwned`); both shells run ls, then touch pwned",
-	"echo a # x \\\n\\\nid":                                    "the analyser folds the following lines into the commented command; both shells run id",
-	"cd - && ls":                                               "dash: ran [\"ls\"] in $OUTSIDE, analyser: $ROOT",
-	"cd - >/dev/null && git status":                            "dash: ran [\"git\" \"status\"] in $OUTSIDE, analyser: $ROOT",
-	"OLDPWD=/tmp; cd - && ls":                                  "dash: ran [\"ls\"] in /tmp, analyser: $ROOT",
-	"cd \"$OLDPWD\" && ls":                                     "dash: ran [\"ls\"] in $OUTSIDE, analyser: $ROOT",
-	"cd -- - 2>/dev/null; ls":                                  "dash: ran [\"ls\"] in $OUTSIDE, analyser: $ROOT",
-	"cd \"$(echo /tmp)\" && ls":                                "dash: ran [\"ls\"] in /tmp, analyser: $ROOT",
-	"cd $(echo ..) && ls":                                      "dash: ran [\"ls\"] in $BOX, analyser: $ROOT",
-	"cd `echo ~` && ls":                                        "dash: ran [\"ls\"] in $HOME, analyser: $ROOT",
-	"echo $'\\'' ; id ; echo '\\'":                             "bash reads $'\\'' as a quoted quote and runs id; the analyser (POSIX sh) sees one echo",
-	"bash -lc 'git status'":                                    "a login shell runs /etc/profile (id -u) and resets PATH before git status; the analyser sees only git status",
-	"exec -a git id":                                           "bash runs id with argv[0] \"git\" (the analyser reports `id`); dash has no exec -a",
+	"bash -lc 'git status'": "a login shell runs /etc/profile (here: id -u) and resets PATH before git status; the analyser reports only git status",
 }
 
 // TestOracleSeeds runs the differential oracle over every seed line: no allowed line may do
@@ -900,13 +882,13 @@ var knownFalseDeny = map[string]string{
 	"awk -F: '{print $1}' sub/notes.txt | sort | uniq -c":       "ask: every inline awk program asks, even one that only prints fields",
 	"awk 'NR>=10 && NR<=20' main.go":                            "ask: every inline awk program asks, even one that only selects lines",
 	"awk '/func/ {print FILENAME\": \"$0}' main.go":             "ask: every inline awk program asks, even one that only prints",
-	"cd sub && cat notes.txt && cd ..":                          "ask: cd .. after cd sub is judged from the request cwd too (outside the roots)",
-	"cd pkg/util && go test ./... && cd ../..":                  "ask: cd ../.. after cd pkg/util is judged from the request cwd too (outside the roots)",
-	"cd web && npm ls --depth=0; cd ..":                         "ask: cd .. after cd web is judged from the request cwd too (outside the roots)",
-	"GIT_PAGER=cat git log --oneline -5":                        "deny: GIT_PAGER is on the env deny list even when set to a plain pager",
-	"PAGER=cat git log -3":                                      "deny: PAGER is on the env deny list even when set to a plain pager",
-	"CGO_ENABLED=0 go build ./...":                              "deny: CGO_ENABLED matches the CGO_* env deny glob, though it only switches cgo off",
-	"PYTHONPATH=src python3 -m pytest -q":                       "deny: PYTHONPATH is on the env deny list even when it points inside the roots",
+	"cd web && npm ls --depth=0; cd ..":                         "ask: the last cd .. (after ;) is judged as if cd web had failed, though nothing runs after it",
+	"which go":                                                  "ask: which is judged as a shell builtin not on the allowed list; in bash and dash it is the program /usr/bin/which",
+	"basename \"$PWD\"":                                         "ask: every parameter expansion asks, even $PWD, which only the shell's cd sets",
+	"echo \"$HOME\"":                                            "ask: every parameter expansion asks, even a quoted $HOME from the policy-built environment",
+	"for f in *.go; do echo \"$f\"; done":                       "ask: every for loop asks, even one over a glob that only runs allowed commands",
+	"for f in src/*.py; do wc -l \"$f\"; done":                  "ask: every for loop asks, even one over a glob that only runs allowed commands",
+	"if [ -f go.mod ]; then go build ./...; fi":                 "ask: every if statement asks, even one whose condition and body are allowed commands",
 }
 
 // buildRunnerAsks are ordinary lines that ask on purpose under any config: the program runs
