@@ -674,6 +674,22 @@ func (e *Engine) grantsFor(d Decision, o GrantOptions) ([]Grant, *Grant, error) 
 	if d.Verdict == Deny {
 		return nil, nil, fmt.Errorf("grant refused: the request is denied (%s)", d.Rule)
 	}
+	if d.Host != "" {
+		// A network connection: only the unmatched ask verdict is granted, for exactly the
+		// host and port asked about.
+		if d.Verdict != Ask || d.Rule != NetworkUnmatchedRule {
+			return nil, nil, fmt.Errorf("grant refused for %s: only a host no [policy.network] rule covers can be granted (%s)", HostPort(d.Host, d.Port), d.Rule)
+		}
+		r, err := config.ParseHostRule(HostPort(d.Host, d.Port))
+		if err != nil || r.Wildcard || d.Port < 1 || d.Port > 65535 {
+			return nil, nil, fmt.Errorf("grant refused for %s: not a host and port", HostPort(d.Host, d.Port))
+		}
+		g := Grant{Kind: "host", Host: r.Host, Port: d.Port, Session: o.Session, Saved: o.Persist}
+		if o.Persist {
+			g.Session = ""
+		}
+		return nil, &g, nil
+	}
 	if len(d.Leaves) == 0 && d.Path != "" {
 		op, ok := strings.CutPrefix(d.Rule, "fs.")
 		if d.Verdict != Ask || !ok || (op != "read" && op != "write") {

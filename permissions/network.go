@@ -55,6 +55,9 @@ func compileNetworkPolicy(n config.Network) (*networkPolicy, error) {
 	return np, nil
 }
 
+// NetworkUnmatchedRule is the Rule of a host decision no [policy.network] rule made.
+const NetworkUnmatchedRule = "[policy.network] unmatched"
+
 // HostPort renders host and port as "host:port" (IPv6 in brackets).
 func HostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 
@@ -80,7 +83,7 @@ func (e *Engine) DecideHost(session, host string, port int) HostDecision {
 	if g, ok := e.grants.AllowsHost(session, host, port); ok {
 		return HostDecision{Verdict: Allow, Rule: g.Rule(), Grant: g.ID, Exact: true, Reason: fmt.Sprintf("%s is allowed by grant %s", hp, g.ID)}
 	}
-	return HostDecision{Verdict: np.unmatched, Rule: "[policy.network] unmatched",
+	return HostDecision{Verdict: np.unmatched, Rule: NetworkUnmatchedRule,
 		Reason: fmt.Sprintf("no [policy.network] rule covers %s (unmatched = %q)", hp, np.unmatched)}
 }
 

@@ -144,3 +144,23 @@ func TestHostGrantFileValidated(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestGrantFromNetworkQuestion(t *testing.T) {
+	s := newFSSandbox(t)
+	e := s.engine(t, func(c *config.Config) { c.Policy.Network.Allow = []string{"*.ok.example"} }, EngineOptions{})
+	q := Decision{Verdict: Ask, Rule: NetworkUnmatchedRule, Host: "new.example", Port: 443}
+	if err := e.CanGrant(q); err != nil {
+		t.Fatal(err)
+	}
+	g, err := e.Grant(q, false)
+	if err != nil || g.Kind != "host" || g.Host != "new.example" || g.Port != 443 || g.Saved {
+		t.Fatalf("grant %+v, %v", g, err)
+	}
+	if d := e.DecideHost("any", "new.example", 443); d.Verdict != Allow || d.Grant != g.ID {
+		t.Errorf("after grant: %+v", d)
+	}
+	bad := Decision{Verdict: Ask, Rule: "allow: *.ok.example", Host: "a.ok.example", Port: 443}
+	if err := e.CanGrant(bad); err == nil || err.Error() != "grant refused for a.ok.example:443: only a host no [policy.network] rule covers can be granted (allow: *.ok.example)" {
+		t.Errorf("CanGrant(%+v) = %v", bad, err)
+	}
+}

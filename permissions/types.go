@@ -114,4 +114,14 @@ type Decision struct {
 	// the command only as the tool call's title). Both are "" for terminal/create.
 	Judged     string `json:"judged,omitempty"`
 	JudgedFrom string `json:"judged_from,omitempty"`
+
+	// Host and Port are the destination of a network connection asked about (a question
+	// built from DecideHost for the proxy; Grant makes a host grant for exactly them).
+	Host string `json:"host,omitempty"`
+	Port int    `json:"port,omitempty"`
+	// Addrs are the destination's addresses as the proxy resolved them, each with why it is
+	// not public when it is not ("127.0.0.1 (loopback)").
+	Addrs []string `json:"addrs,omitempty"`
+	// From says whose connection it is: "terminal term-3: go mod download" or "agent".
+	From string `json:"from,omitempty"`
 }

@@ -384,6 +384,8 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 		what = "Write file?"
 	case "read":
 		what = "Read file?"
+	case "network":
+		what = "Connect?"
 	}
 	head = append(head, st.ModalTitle.Render(fmt.Sprintf("Permission %d of %d", n, total))+st.Dim.Render(" · "+what))
 	title := revealLine(derefStr(p.ToolCall.Title))
@@ -544,6 +546,11 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 	if d.JudgedFrom == "title" {
 		// The agent sent no command, only a title: say which text the policy judged.
 		add("judged:", d.Judged+" (taken from the tool call's title)")
+	}
+	if d.Host != "" {
+		add("host:", permissions.HostPort(d.Host, d.Port))
+		add("from:", d.From)
+		add("addr:", strings.Join(d.Addrs, ", "))
 	}
 	if len(d.Argv) > 0 {
 		add("argv:", quoteArgv(d.Argv))

@@ -36,6 +36,7 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/acpterm/acpterm/acpclient"
+	"github.com/acpterm/acpterm/permissions"
 	"github.com/acpterm/acpterm/terminals"
 )
 
@@ -304,6 +305,8 @@ func (h *headless) handle(ev acpclient.Event) {
 		h.elicitResolved(e)
 	case acpclient.ElicitationCompleted:
 		h.line("[elicitation] %s completed", sanitizeLine(e.ElicitationID))
+	case acpclient.ConnectionRefused:
+		h.line("[network %s] refused %s (%s)", sanitizeLine(e.Terminal), sanitizeLine(permissions.HostPort(e.Host, e.Port)), sanitizeLine(e.Rule))
 	}
 	h.toolChanges()
 }

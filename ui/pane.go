@@ -39,6 +39,8 @@ type pane struct {
 
 	preview   []string // last lines for the tool-call card, as of screen version previewAt
 	previewAt uint64
+
+	refused string // the last connection the network proxy refused, shown on the bottom border
 }
 
 // state describes the process state for the title: "running", "exit 0", "SIGKILL", or "ended"
@@ -174,6 +176,10 @@ func drawPane(scr uv.Screen, st *Styles, p *pane, outer uv.Rectangle, o paneDraw
 	v := p.screen.Version()
 	p.screen.Draw(scr, in, p.scroll)
 	p.drawnAt = v
+	if p.refused != "" {
+		// Programs often say only "403" or "connection not allowed": the border says what.
+		drawLabel(scr, outer.Min.X+2, outer.Max.Y-1, outer.Dx()-4, st.Warn.Render(" ⚠ "+truncate(sanitizeLine(p.refused), max(outer.Dx()-8, 1))+" "))
+	}
 	if focused && p.scroll == 0 {
 		pos, vis := p.screen.Cursor()
 		if vis && pos.X < in.Dx() && pos.Y < in.Dy() {

@@ -8,6 +8,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/acpterm/acpterm/acpclient"
+	"github.com/acpterm/acpterm/permissions"
 )
 
 // handleEvent folds one acpclient event into the state and reacts to it.
@@ -61,6 +62,10 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 			if m.focused && m.selectedPane() == p {
 				m.focused = false
 			}
+		}
+	case acpclient.ConnectionRefused:
+		if p := m.paneByID[e.Terminal]; p != nil {
+			p.refused = "refused " + permissions.HostPort(e.Host, e.Port) + " (" + e.Rule + ")"
 		}
 	case acpclient.PermissionAsked:
 		if m.pendingBellFor != e.ID {
