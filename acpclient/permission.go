@@ -220,7 +220,7 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 	c.mu.Unlock()
 	// The request's own fields win over what updates said.
 	mergeToolCallUpdate(&ti, &p.ToolCall)
-	d, approveKeys := c.decideToolCall(&ti)
+	d, approveKeys, files := c.decideToolCall(&ti)
 
 	selected := func(id, by string) (acp.RequestPermissionResponse, error) {
 		if k := optionKind(p.Options, id); k == acp.PermissionOptionKindAllowOnce || k == acp.PermissionOptionKindAllowAlways {
@@ -246,6 +246,10 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 		var id string
 		if allow {
 			id = pickOption(p.Options, acp.PermissionOptionKindAllowOnce)
+			if id == "" && d != nil && d.Grant != "" {
+				// The user's own "always" made the grant: the agent's allow_always matches it.
+				id = pickOption(p.Options, acp.PermissionOptionKindAllowAlways)
+			}
 			if id == "" {
 				return acp.RequestPermissionResponse{}, nil, false // no allow_once: ask
 			}
@@ -296,15 +300,8 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 		}
 		return cancelled("cancel")
 	}
-	// "Always" for a command the policy would ask about also becomes acpterm's narrowest grant
-	// (session-scoped, saved with SaveRule), so the agent's later
-	// terminal/create of it is not asked again. The engine refuses grants for shells and
-	// interpreters; that is reported, not fatal.
-	if d != nil && d.Verdict == permissions.Ask && len(approveKeys) == 1 && strings.HasPrefix(approveKeys[0], "cmd:") &&
-		(optionKind(p.Options, r.optionID) == acp.PermissionOptionKindAllowAlways || r.choice == SaveRule) {
-		if _, err := c.o.Engine.Grant(*d, r.choice == SaveRule); err != nil {
-			c.q.push(Notice{Level: "info", Text: "acpterm will still ask about this command: " + err.Error()})
-		}
+	if optionKind(p.Options, r.optionID) == acp.PermissionOptionKindAllowAlways || r.choice == SaveRule {
+		c.rememberAlways(&ti, d, approveKeys, files, r.choice == SaveRule)
 	}
 	return selected(r.optionID, r.by)
 }
@@ -329,14 +326,55 @@ func resolvedToolCall(req acp.ToolCallUpdate, ti *ToolCall) acp.ToolCallUpdate {
 	return tc
 }
 
+// rememberAlways turns the user's "always" for an agent request into acpterm's own grant, so
+// that the same request is answered by the policy from then on, without a dialog, whether or not
+// the agent remembers the choice itself (it still gets its allow_always option). A command the
+// policy asks about gets the narrowest command grant (its exact argv and resolved program),
+// which also covers the agent's later terminal/create of it; each file an edit, delete or move
+// tool call touches gets a grant for that tool kind and exact path (permissions.GrantTool).
+// Grants last for the session, or are saved with save; each one is audited. A request the
+// policy cannot judge (no command, no path) or would not grant (a shell, a build runner, a
+// protected path …) is reported as still asked, never fatal.
+func (c *Client) rememberAlways(ti *ToolCall, d *permissions.Decision, keys []string, files []permissions.Decision, save bool) {
+	if d == nil || c.o.Engine == nil {
+		return
+	}
+	if d.Verdict == permissions.Ask && len(keys) == 1 && strings.HasPrefix(keys[0], "cmd:") {
+		if _, err := c.o.Engine.Grant(*d, save); err != nil {
+			c.q.push(Notice{Level: "info", Text: "acpterm will still ask about this command: " + err.Error()})
+		}
+		return
+	}
+	for _, fd := range files {
+		if fd.Verdict != permissions.Ask {
+			continue // allowed already (by the policy or an earlier grant); a deny never gets here
+		}
+		if _, err := c.o.Engine.GrantTool(fileTool(ti.Kind), fd, save); err != nil {
+			c.q.push(Notice{Level: "info", Text: "acpterm will still ask about this file: " + err.Error()})
+		}
+	}
+}
+
+// fileTool is the tool kind a file tool call is judged and granted as: its own, or edit when
+// the agent sent none.
+func fileTool(k acp.ToolKind) string {
+	if k == "" {
+		return string(acp.ToolKindEdit)
+	}
+	return string(k)
+}
+
 // decideToolCall runs the policy on a tool call the agent asks about. It returns nil when the
 // policy cannot judge it (the user decides), and the keys under which an approval covers the
 // turn's later terminal/create of the same command ("cmd:…") or fs/write_text_file of the same
-// paths ("write:…"). A call with no kind but a command in rawInput is judged as execute
-// (claude-agent-acp 0.17.1 sends no kind); one with no kind and file paths as an edit.
-func (c *Client) decideToolCall(ti *ToolCall) (*permissions.Decision, []string) {
+// paths ("write:…"). For an edit, delete or move it also returns each path's own decision
+// (files; the returned decision is the worst of them), in which a grant made from the agent's
+// "always" for that tool kind and path turns the ask into allow
+// (permissions.Engine.DecideToolWrite). A call with no kind but a command in rawInput is judged
+// as execute (claude-agent-acp 0.17.1 sends no kind); one with no kind and file paths as an edit.
+func (c *Client) decideToolCall(ti *ToolCall) (*permissions.Decision, []string, []permissions.Decision) {
 	if c.o.Engine == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	cmd, argv := commandOf(ti.RawInput)
 	hasCmd := cmd != "" || len(argv) > 0
@@ -368,25 +406,27 @@ func (c *Client) decideToolCall(ti *ToolCall) (*permissions.Decision, []string) 
 		if len(argv) > 0 {
 			d.Judged = strings.Join(argv, " ")
 		}
-		return &d, []string{"cmd:" + commandKey(req.Command, req.Args)}
+		return &d, []string{"cmd:" + commandKey(req.Command, req.Args)}, nil
 	case ti.Kind == acp.ToolKindEdit || ti.Kind == acp.ToolKindDelete || ti.Kind == acp.ToolKindMove || (ti.Kind == "" && !hasCmd):
 		paths := c.pathsOf(ti)
 		if len(paths) == 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
 		var worst *permissions.Decision
 		var keys []string
+		var files []permissions.Decision
 		for _, p := range paths {
-			d := c.o.Engine.DecideWrite(p)
+			d := c.o.Engine.DecideToolWrite(fileTool(ti.Kind), p)
+			files = append(files, d)
 			if worst == nil || permissions.Max(worst.Verdict, d.Verdict) != worst.Verdict {
 				dd := d
 				worst = &dd
 			}
 			keys = append(keys, "write:"+p)
 		}
-		return worst, keys
+		return worst, keys, files
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // proposedDiff previews an edit tool call's change for the question: rawInput content (Write)

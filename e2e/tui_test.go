@@ -234,7 +234,7 @@ func TestTUIApprovalByKeySendsThatOption(t *testing.T) {
 			tm := startDemo(t, e, "perm")
 			tm.waitFor("Permission 1 of 1")
 			screen := tm.waitFor(modalReady)
-			for _, want := range []string{"Delete the build cache (./build)", "a/1   Allow once", "A/2   Always allow", "r/3   Reject", "R/4   Always reject"} {
+			for _, want := range []string{"Delete the build cache (./build)", "a/1   Allow once", "A/2   Always allow", "3     Always allow, and save as a rule (every session)", "r/4   Reject", "R/5   Always reject"} {
 				if !strings.Contains(screen, want) {
 					t.Fatalf("approval lacks %q:\n%s", want, screen)
 				}

@@ -46,6 +46,11 @@ type Grant struct {
 	// Program is the resolved real path the approval was for; "" when unresolved. When set, a
 	// leaf must resolve to the same path.
 	Program string `json:"program,omitempty"`
+	// Tool is the ACP tool kind (edit, delete, move) of the agent's permission request a file
+	// grant answers (GrantTool). Set, the grant covers only the agent's later
+	// session/request_permission of that kind for that path (AllowsTool), never acpterm's own
+	// checks of fs/write_text_file or of a command's write targets. "" for every other grant.
+	Tool string `json:"tool,omitempty"`
 	// Saved reports that the grant is persisted in the grants file.
 	Saved bool `json:"saved,omitempty"`
 	// Created is when the grant was made.
@@ -55,6 +60,9 @@ type Grant struct {
 // Rule renders the grant as a person reads it, e.g. `grant: git fetch origin` or
 // `grant: go test …`.
 func (g Grant) Rule() string {
+	if g.isFile() && g.Tool != "" {
+		return "grant: agent " + g.Tool + " " + g.Path
+	}
 	if g.isFile() {
 		return "grant: " + g.Kind + " " + g.Path
 	}
@@ -314,6 +322,9 @@ func (g Grant) check() error {
 		if !filepath.IsAbs(g.Path) || len(g.Argv) != 0 {
 			return fmt.Errorf("a file grant needs an absolute path and no argv")
 		}
+		if g.Tool != "" && !toolKinds[g.Tool] {
+			return fmt.Errorf("unknown tool kind %q (edit, delete or move)", g.Tool)
+		}
 	case "host":
 		r, err := config.ParseHostRule(g.Host)
 		if err != nil || r.Wildcard || r.Port != 0 || r.Host != g.Host || g.Port < 0 || g.Port > 65535 || len(g.Argv) != 0 || g.Path != "" {
@@ -336,7 +347,25 @@ func (s *GrantStore) AllowsPath(op, real string) (grantID string, ok bool) {
 	defer s.mu.Unlock()
 	_ = s.refreshLocked(false)
 	for _, g := range s.grants {
-		if g.Kind == op && g.Path == real {
+		if g.Kind == op && g.Path == real && g.Tool == "" {
+			return g.ID, true
+		}
+	}
+	return "", false
+}
+
+// AllowsTool reports whether a grant made from the agent's "always" (GrantTool) covers the
+// agent's permission request of tool kind tool for a file operation op ("write") on the real
+// path, and which.
+func (s *GrantStore) AllowsTool(tool, op, real string) (grantID string, ok bool) {
+	if s == nil || tool == "" {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.refreshLocked(false)
+	for _, g := range s.grants {
+		if g.Tool == tool && g.Kind == op && g.Path == real {
 			return g.ID, true
 		}
 	}
@@ -400,7 +429,7 @@ func (s *GrantStore) add(g Grant) (Grant, bool, error) {
 	}
 	for _, old := range s.grants {
 		if old.Saved == g.Saved && old.Session == g.Session && old.Prefix == g.Prefix && old.Kind == g.Kind &&
-			old.Path == g.Path && old.Host == g.Host && old.Port == g.Port && old.Program == g.Program && slices.Equal(old.Argv, g.Argv) {
+			old.Path == g.Path && old.Host == g.Host && old.Port == g.Port && old.Program == g.Program && old.Tool == g.Tool && slices.Equal(old.Argv, g.Argv) {
 			return old, false, nil // already granted
 		}
 	}
@@ -740,6 +769,52 @@ func (e *Engine) grantsFor(d Decision, o GrantOptions) ([]Grant, *Grant, error) 
 		return nil, nil, fmt.Errorf("grant refused: no command in the request needed approval")
 	}
 	return want, nil, nil
+}
+
+// toolKinds are the ACP tool kinds a tool file grant may name (GrantTool).
+var toolKinds = map[string]bool{"edit": true, "delete": true, "move": true}
+
+// GrantTool remembers the agent's "always" for a file tool call: d is the DecideWrite decision
+// of one path the agent's request of ACP tool kind tool (edit, delete or move) touches, and the
+// grant covers later requests of that kind for that exact real path (AllowsTool, consulted by
+// DecideToolWrite), for the session or, with persist, saved. It is recorded in the audit log
+// (kind "grant"). Errors: an unknown tool kind, or a decision only the [policy.fs] ask verdict
+// did not decide (a deny, a protected path, a link concern), as CanGrant says; nothing is
+// granted then.
+func (e *Engine) GrantTool(tool string, d Decision, persist bool) (Grant, error) {
+	if !toolKinds[tool] {
+		return Grant{}, fmt.Errorf("grant refused: the agent's %q tool calls are not remembered (only edit, delete and move)", tool)
+	}
+	if d.Rule != "fs.write" {
+		return Grant{}, fmt.Errorf("grant refused for %s: only the [policy.fs] write ask verdict can be granted (%s)", d.Path, d.Rule)
+	}
+	_, file, err := e.grantsFor(d, GrantOptions{Persist: persist})
+	if err != nil {
+		return Grant{}, err
+	}
+	file.Tool = tool
+	g, isNew, err := e.grants.add(*file)
+	if err != nil {
+		return Grant{}, err
+	}
+	if isNew {
+		e.auditGrant("grant", g)
+	}
+	return g, nil
+}
+
+// DecideToolWrite is DecideWrite for a path the agent's permission request of ACP tool kind
+// tool touches: a grant made by GrantTool for that kind and path turns the configured ask into
+// allow (Decision.Grant names it). Everything else is DecideWrite's.
+func (e *Engine) DecideToolWrite(tool, path string) Decision {
+	d := e.DecideWrite(path)
+	if d.Verdict == Ask && d.Rule == "fs.write" {
+		if id, ok := e.grants.AllowsTool(tool, "write", d.Path); ok {
+			d.Verdict, d.Rule, d.Grant = Allow, "grant: agent "+tool+" "+d.Path, id
+			d.Reason = fmt.Sprintf("agent %s of %s allowed by grant %s", tool, d.Path, id)
+		}
+	}
+	return d
 }
 
 // Grants lists the engine's grants (session and saved), oldest first.

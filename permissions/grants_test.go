@@ -506,3 +506,68 @@ func TestGrantsFileSkipsUngrantable(t *testing.T) {
 		t.Errorf("warnings after rewrite: %q", got)
 	}
 }
+
+// TestToolGrants: a grant made from the agent's "always" for a file tool call covers only that
+// tool kind and path (DecideToolWrite), never acpterm's own write checks; it is audited, saved
+// and reloaded with its tool kind, and refused for anything but the [policy.fs] write ask.
+func TestToolGrants(t *testing.T) {
+	s := newFSSandbox(t)
+	file := filepath.Join(s.base, "grants.json")
+	auditPath := filepath.Join(s.base, "audit.jsonl")
+	audit, err := OpenAuditLog(auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := filepath.Join(s.proj, "build")
+	e := s.engine(t, nil, EngineOptions{GrantsFile: file, Audit: audit})
+	if _, err := e.GrantTool("fetch", e.DecideWrite(build), false); err == nil || !strings.Contains(err.Error(), `"fetch" tool calls are not remembered`) {
+		t.Fatalf("GrantTool(fetch) = %v", err)
+	}
+	if _, err := e.GrantTool("delete", e.DecideWrite(filepath.Join(s.proj, ".git", "config")), false); err == nil {
+		t.Fatal("a protected path was granted")
+	}
+	g, err := e.GrantTool("delete", e.DecideWrite(build), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Tool != "delete" || g.Path != build || !g.Saved || g.Rule() != "grant: agent delete "+build {
+		t.Fatalf("grant = %+v", g)
+	}
+	for _, c := range []struct {
+		name string
+		d    Decision
+		want Verdict
+	}{
+		{"the granted tool kind and path", e.DecideToolWrite("delete", build), Allow},
+		{"another tool kind", e.DecideToolWrite("edit", build), Ask},
+		{"another path", e.DecideToolWrite("delete", build+"2"), Ask},
+		{"acpterm's own write check", e.DecideWrite(build), Ask},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.d.Verdict != c.want {
+				t.Fatalf("verdict %s (%s), want %s", c.d.Verdict, c.d.Rule, c.want)
+			}
+			if c.want == Allow && (c.d.Grant != g.ID || c.d.Rule != "grant: agent delete "+build) {
+				t.Fatalf("decision %+v", c.d)
+			}
+		})
+	}
+	e2 := s.engine(t, nil, EngineOptions{GrantsFile: file})
+	if d := e2.DecideToolWrite("delete", build); d.Verdict != Allow || d.Grant != g.ID {
+		t.Fatalf("after reload: %s %q", d.Verdict, d.Grant)
+	}
+	if err := audit.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev AuditEvent
+	if err := json.Unmarshal(b, &ev); err != nil {
+		t.Fatalf("audit log %q: %v", b, err)
+	}
+	if got := fmt.Sprintf("%s %s %s %s %s", ev.Kind, ev.Verdict, ev.Rule, ev.Reason, ev.Grant); got != "grant allow grant: agent delete "+build+" saved "+g.ID {
+		t.Fatalf("audit event = %q", got)
+	}
+}

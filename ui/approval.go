@@ -94,6 +94,18 @@ func choicesFor(p acpclient.PermissionAsked, km *KeyMap, grantErr error) []appro
 		}
 		out = append(out, c)
 	}
+	if grantErr == nil && p.Policy != nil {
+		// acpterm remembers the agent's "always" as its own grant for the session; this
+		// choice saves it as a rule for every session (the agent gets the same option).
+		for i, c := range out {
+			if c.role == "always" {
+				save := approvalChoice{role: "save", label: "Always allow, and save as a rule (every session)",
+					answer: acpclient.Answer{OptionID: c.answer.OptionID, Choice: acpclient.SaveRule}}
+				out = append(out[:i+1], append([]approvalChoice{save}, out[i+1:]...)...)
+				break
+			}
+		}
+	}
 	for _, c := range out {
 		if !c.always() {
 			return out
@@ -406,6 +418,13 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 		body = append(body, policyLines(st, d, inner)...)
 		if grantErr != nil && ownPrompt(p) {
 			body = append(body, wrapLabeledProse(st.Dim.Render("no \"always\": "), st.Dim.Render(revealLine(grantErr.Error())), inner)...)
+		}
+	}
+	if !ownPrompt(p) && hasAlwaysOption(p) {
+		if grantErr == nil {
+			body = append(body, wrapWords(st.Dim.Render("\"always\" is also remembered by acpterm as a grant for this session ("+km.Grants.Help().Key+" lists it)"), inner)...)
+		} else {
+			body = append(body, wrapLabeledProse(st.Dim.Render("acpterm will not remember \"always\": "), st.Dim.Render(revealLine(grantErr.Error())+" (the agent may)"), inner)...)
 		}
 	}
 	body = append(body, a.diffLines(st, p, inner)...)

@@ -602,7 +602,7 @@ func TestGrantsViewRevokes(t *testing.T) {
 	h.grants.list = []permissions.Grant{{ID: "g-1", Argv: []string{"go", "test"}, Prefix: true}, {ID: "g-2", Argv: []string{"make"}, Saved: true}}
 	h.key("alt+g")
 	scr := h.screenText()
-	if !strings.Contains(scr, "g-1  grant: go test …  (session)") || !strings.Contains(scr, "g-2  grant: make  (saved)") {
+	if !strings.Contains(scr, "› g-1  session  grant: go test …") || !strings.Contains(scr, "  g-2  saved    grant: make") {
 		t.Fatalf("grants view:\n%s", scr)
 	}
 	h.key("down")

@@ -51,7 +51,7 @@ func (g *grantsView) setList(list []permissions.Grant) {
 
 // draw lists the grants with the selected one highlighted.
 func (g *grantsView) draw(m *Model, area uv.Rectangle) string {
-	w := min(max(area.Dx()-8, 20), 100)
+	w := max(area.Dx()-8, 20) // as wide as the window allows: paths are long
 	lines := []string{m.st.ModalTitle.Render("Grants") + m.st.Dim.Render(" · d revokes · esc closes"), ""}
 	if len(g.list) == 0 {
 		lines = append(lines, m.st.Dim.Render("No grants in this session."))
@@ -61,11 +61,17 @@ func (g *grantsView) draw(m *Model, area uv.Rectangle) string {
 		if gr.Saved {
 			scope = "saved"
 		}
-		line := truncate(fmt.Sprintf("%s  %s  (%s)", gr.ID, sanitizeLine(gr.Rule()), scope), w)
-		if i == g.sel {
-			lines = append(lines, m.st.ModalSelected.Render("› "+line))
-		} else {
-			lines = append(lines, "  "+line)
+		// The whole rule is shown (wrapped under itself), never cut: it is what is allowed.
+		rows := wrapLabeled(fmt.Sprintf("%s  %-7s  ", gr.ID, scope), sanitizeLine(gr.Rule()), w-2)
+		for j, row := range rows {
+			switch {
+			case i == g.sel && j == 0:
+				lines = append(lines, m.st.ModalSelected.Render("› "+row))
+			case i == g.sel:
+				lines = append(lines, m.st.ModalSelected.Render("  "+row))
+			default:
+				lines = append(lines, "  "+row)
+			}
 		}
 	}
 	return m.st.Modal.Render(strings.Join(lines, "\n"))

@@ -9,7 +9,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 
+	acp "github.com/coder/acp-go-sdk"
+
 	"github.com/acpterm/acpterm/acpclient"
+	"github.com/acpterm/acpterm/permissions"
 )
 
 // handleKey routes one key press (lock modifiers already masked). Order: a focused pane gets
@@ -207,20 +210,39 @@ func (m *Model) frontApproval() (acpclient.PermissionAsked, bool) {
 // errNoGrants: without a grant store (tests, a headless-like setup) nothing can be remembered.
 var errNoGrants = errors.New("grants are not available in this session")
 
-// grantErr is why acpterm's own prompt p cannot offer "allow for this session" / "save as rule"
+// grantErr is why acpterm cannot remember an "always" answer to p as its own grant
 // (permissions.Engine.CanGrant: a build runner, a shell, a program-launching option, an ask
-// rule …), or nil when it can. Agent requests carry their own options: nil.
+// rule, a protected path …), or nil when it can. For acpterm's own prompt it decides whether
+// "allow for this session" / "save as rule" are offered; for an agent request with an
+// allow_always option, whether "always allow, and save as a rule" is, and what the dialog says
+// about the agent's own "always" (the agent may still remember it by itself).
 func (m *Model) grantErr(p acpclient.PermissionAsked) error {
-	if !ownPrompt(p) {
-		return nil
+	if !ownPrompt(p) && !hasAlwaysOption(p) {
+		return nil // nothing "always" to remember
 	}
 	if m.d.grants == nil {
 		return errNoGrants
 	}
 	if p.Policy == nil {
+		if !ownPrompt(p) {
+			return errors.New("acpterm's policy cannot judge this kind of request")
+		}
 		return errors.New("no policy decision to remember")
 	}
+	if !ownPrompt(p) && p.Policy.Verdict != permissions.Ask {
+		return errors.New("the policy does not ask about it")
+	}
 	return m.d.grants.CanGrant(*p.Policy)
+}
+
+// hasAlwaysOption reports whether the agent offered an allow_always option.
+func hasAlwaysOption(p acpclient.PermissionAsked) bool {
+	for _, o := range p.Options {
+		if o.Kind == acp.PermissionOptionKindAllowAlways {
+			return true
+		}
+	}
+	return false
 }
 
 // pendingApprovals counts requests waiting for the user.

@@ -548,6 +548,12 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		_, cerr := a.conn.CreateTerminal(bg, acp.CreateTerminalRequest{SessionId: sid, Command: "touch", Args: []string{"stubborn.txt"}})
 		a.say("permission " + outcomeText(r, err) + "; create " + errText(cerr))
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	case "permfile": // permfile KIND PATH: permission for a KIND (edit, delete, move) tool call of the absolute PATH
+		kind, path, _ := strings.Cut(arg, " ")
+		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
+			ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId("call-" + kind), Title: acp.Ptr(kind + " " + path), Kind: acp.Ptr(acp.ToolKind(kind)),
+				Locations: []acp.ToolCallLocation{{Path: path}}}})
+		a.say("permission " + outcomeText(r, err))
 	case "permask": // permission for a tool the policy cannot judge (kind fetch)
 		r, err := a.conn.RequestPermission(bg, acp.RequestPermissionRequest{SessionId: sid, Options: permOptions,
 			ToolCall: acp.ToolCallUpdate{ToolCallId: "call-fetch", Title: acp.Ptr("fetch https://example.com"), Kind: acp.Ptr(acp.ToolKindFetch)}})
