@@ -388,19 +388,19 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 		c.sessionID = sid
 		c.mu.Unlock()
 		var r acp.LoadSessionResponse
-		r, err = c.conn.LoadSession(sctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp})
+		r, err = c.conn.LoadSession(sctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp, AdditionalDirectories: c.additionalDirs(init)})
 		modes, opts = r.Modes, r.ConfigOptions
 	case c.o.LoadSession != "" && init.AgentCapabilities.SessionCapabilities.Resume != nil:
 		what = "session/resume"
 		sid = c.o.LoadSession
 		var r acp.ResumeSessionResponse
-		r, err = c.conn.ResumeSession(sctx, acp.ResumeSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp})
+		r, err = c.conn.ResumeSession(sctx, acp.ResumeSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp, AdditionalDirectories: c.additionalDirs(init)})
 		modes, opts = r.Modes, r.ConfigOptions
 	case c.o.LoadSession != "":
 		return fmt.Errorf("acpclient: cannot load session %q: the agent supports neither session/load nor session/resume: %w", c.o.LoadSession, ErrNotSupported)
 	default:
 		var r acp.NewSessionResponse
-		r, err = c.conn.NewSession(sctx, acp.NewSessionRequest{Cwd: c.o.Cwd, McpServers: mcp})
+		r, err = c.conn.NewSession(sctx, acp.NewSessionRequest{Cwd: c.o.Cwd, McpServers: mcp, AdditionalDirectories: c.additionalDirs(init)})
 		sid, modes, opts = string(r.SessionId), r.Modes, r.ConfigOptions
 	}
 	models = c.takeModels()
@@ -432,6 +432,22 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 	c.mu.Unlock()
 	c.log.Info("session started", "session", sid, "via", what)
 	return nil
+}
+
+// additionalDirs are the policy roots other than the session cwd, sent as the session's
+// additionalDirectories when the agent advertises sessionCapabilities.additionalDirectories
+// (ACP: the directories the agent may work in besides cwd); nil otherwise.
+func (c *Client) additionalDirs(init acp.InitializeResponse) []string {
+	if init.AgentCapabilities.SessionCapabilities.AdditionalDirectories == nil {
+		return nil
+	}
+	var dirs []string
+	for _, r := range c.cfg.Policy.Roots {
+		if filepath.Clean(r) != filepath.Clean(c.o.Cwd) {
+			dirs = append(dirs, r)
+		}
+	}
+	return dirs
 }
 
 // setupError explains a failed setup call: agent death (with exit status and stderr), timeout,

@@ -50,7 +50,7 @@ func TestHandshakeEchoAndEarlyUpdates(t *testing.T) {
 	tail := strings.Join(h.c.StderrTail(), "\n")
 	for _, want := range []string{
 		"initialize: terminal=true fs=true/true meta.terminal_output=true client=acpterm",
-		"session/new cwd=" + h.dir + " mcpServers=0",
+		"session/new cwd=" + h.dir + " mcpServers=0 additionalDirectories=[]",
 	} {
 		if !strings.Contains(tail, want) {
 			t.Errorf("stderr tail lacks %q:\n%s", want, tail)

@@ -189,7 +189,7 @@ func (ms Modes) Has(id string) bool {
 // is its current mode id, State.Mode), else the first select config option of category "mode"
 // or id "mode".
 func ModesOf(modes *acp.SessionModeState, current string, opts []acp.SessionConfigOption) Modes {
-	if modes != nil && len(modes.AvailableModes) > 0 {
+	if modes != nil && (len(modes.AvailableModes) > 0 || modes.CurrentModeId != "") {
 		ms := Modes{Current: current}
 		if ms.Current == "" {
 			ms.Current = string(modes.CurrentModeId)

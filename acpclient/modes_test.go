@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/coder/acp-go-sdk"
@@ -234,4 +235,40 @@ func TestPermissionCommandFromTitle(t *testing.T) {
 			t.Errorf("agent saw %q", got)
 		}
 	})
+}
+
+// Policy roots besides the cwd go to an agent that advertises additionalDirectories, and only
+// to such an agent.
+func TestRootsSentAsAdditionalDirectories(t *testing.T) {
+	extra := t.TempDir()
+	for _, c := range []struct{ scenario, want string }{{"dirs", fmt.Sprintf("additionalDirectories=[%q]", extra)}, {"", "additionalDirectories=[]"}} {
+		t.Run("scenario="+c.scenario, func(t *testing.T) {
+			h := start(t, setup{scenario: c.scenario, policy: func(p *config.Policy) { p.Roots = append(p.Roots, extra) }})
+			h.turn("echo x")
+			tail := strings.Join(h.c.StderrTail(), "\n")
+			if !strings.Contains(tail, "session/new cwd="+h.dir+" mcpServers=0 "+c.want) {
+				t.Errorf("stderr lacks %q:\n%s", c.want, tail)
+			}
+		})
+	}
+}
+
+// session_info_update _meta errors and notices (codex-acp's retries) become Notices.
+func TestMetaNotices(t *testing.T) {
+	got := metaNotices(map[string]any{"codex": map[string]any{"threadStatus": "active",
+		"error": map[string]any{"message": "Reconnecting... 2/5", "willRetry": true}}})
+	if len(got) != 1 || got[0] != (Notice{Level: "warning", Text: "agent: Reconnecting... 2/5"}) {
+		t.Errorf("retry: %+v", got)
+	}
+	got = metaNotices(map[string]any{"codex": map[string]any{"error": map[string]any{"message": "stream disconnected", "willRetry": false}}})
+	if len(got) != 1 || got[0] != (Notice{Level: "error", Text: "agent: stream disconnected"}) {
+		t.Errorf("final: %+v", got)
+	}
+	got = metaNotices(map[string]any{"notice": map[string]any{"severity": "warning", "title": "Auto mode unavailable", "description": "Using Accept edits instead."}})
+	if len(got) != 1 || got[0] != (Notice{Level: "warning", Text: "agent: Auto mode unavailable: Using Accept edits instead."}) {
+		t.Errorf("notice: %+v", got)
+	}
+	if got := metaNotices(map[string]any{"codex": map[string]any{"threadStatus": "idle"}}); len(got) != 0 {
+		t.Errorf("status only: %+v", got)
+	}
 }

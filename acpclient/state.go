@@ -537,3 +537,46 @@ func metaTerminalID(meta map[string]any, key string) string {
 	id, _ := m["terminal_id"].(string)
 	return id
 }
+
+// Output is the text a tool call reported as its result, for display when no terminal shows it:
+// its text content blocks, in order; when it has none, its rawOutput's formatted_output,
+// aggregated_output, stdout and stderr, or output (codex-acp, opencode), the first that is
+// non-empty. "" when the call reported no text.
+func (t *ToolCall) Output() string {
+	var parts []string
+	for _, ct := range t.Content {
+		if ct.Content != nil && ct.Content.Content.Text != nil && ct.Content.Content.Text.Text != "" {
+			parts = append(parts, ct.Content.Content.Text.Text)
+		}
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, "\n")
+	}
+	return RawOutputText(t.RawOutput)
+}
+
+// RawOutputText is the command output a tool call's rawOutput carries: formatted_output, else
+// aggregated_output, else stdout followed by stderr, else output; "" when none is a non-empty
+// string (a plain string rawOutput is itself the output).
+func RawOutputText(raw any) string {
+	if s, ok := raw.(string); ok {
+		return s
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return ""
+	}
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	for _, k := range []string{"formatted_output", "aggregated_output"} {
+		if s := str(k); s != "" {
+			return s
+		}
+	}
+	if out, errs := str("stdout"), str("stderr"); out != "" || errs != "" {
+		if out != "" && errs != "" && !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		return out + errs
+	}
+	return str("output")
+}

@@ -87,6 +87,8 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 		}
 	case u.ConfigOptionUpdate != nil:
 		c.info.ConfigOptions = u.ConfigOptionUpdate.ConfigOptions
+	case u.SessionInfoUpdate != nil:
+		after = append(after, metaNotices(u.SessionInfoUpdate.Meta)...)
 	}
 	c.q.push(SessionUpdated{Update: u})
 	for _, ev := range after {
@@ -376,4 +378,54 @@ func (c *Client) Screen(terminalID string) (*terminals.Screen, bool) {
 		return ct.t.Screen(), true
 	}
 	return nil, false
+}
+
+// metaNotices turns what an agent reports in a session_info_update's _meta into Notices: an
+// "error" object (codex-acp: `_meta.codex.error` {message, willRetry}, e.g. "Reconnecting...
+// 2/5") is a warning while the agent retries and an error otherwise; a "notice" object
+// ({severity, title, description}) is a notice of its severity. Other _meta is ignored.
+func metaNotices(meta map[string]any) []Event {
+	var out []Event
+	var walk func(m map[string]any, depth int)
+	walk = func(m map[string]any, depth int) {
+		if depth > 3 {
+			return
+		}
+		for k, v := range m {
+			sub, ok := v.(map[string]any)
+			switch {
+			case k == "error" && ok:
+				msg, _ := sub["message"].(string)
+				if msg == "" {
+					continue
+				}
+				level := "error"
+				if retry, _ := sub["willRetry"].(bool); retry {
+					level = "warning"
+				}
+				out = append(out, Notice{Level: level, Text: "agent: " + clip(msg, 500)})
+			case k == "error":
+				if msg, _ := v.(string); msg != "" {
+					out = append(out, Notice{Level: "error", Text: "agent: " + clip(msg, 500)})
+				}
+			case (k == "notice" || k == "warning") && ok:
+				title, _ := sub["title"].(string)
+				desc, _ := sub["description"].(string)
+				text := strings.TrimSpace(strings.Join([]string{title, desc}, ": "))
+				text = strings.Trim(text, ": ")
+				if text == "" {
+					continue
+				}
+				level, _ := sub["severity"].(string)
+				if level == "" {
+					level = "info"
+				}
+				out = append(out, Notice{Level: level, Text: "agent: " + clip(text, 500)})
+			case ok:
+				walk(sub, depth+1)
+			}
+		}
+	}
+	walk(meta, 0)
+	return out
 }

@@ -117,7 +117,7 @@ func (c *conversation) renderItem(s *acpclient.State, i int, it acpclient.Item, 
 			// Live previews change without the tool call changing: never cached.
 			return c.renderTool(t, width, preview)
 		}
-		sig := fmt.Sprintf("t|%d|%s|%s|%s|%s|%d|%d|%d", width, t.Title, t.Kind, t.Status, t.PermissionID, len(t.Content), contentSize(t.Content), len(t.Locations))
+		sig := fmt.Sprintf("t|%d|%s|%s|%s|%s|%d|%d|%d|%t|%t", width, t.Title, t.Kind, t.Status, t.PermissionID, len(t.Content), contentSize(t.Content), len(t.Locations), t.Unasked, t.RawOutput != nil)
 		return c.cached(i, sig, func() []string { return c.renderTool(t, width, preview) })
 	case acpclient.ItemWrite:
 		if it.Index >= len(s.Writes) {
@@ -348,6 +348,9 @@ func (c *conversation) renderTool(t *acpclient.ToolCall, width int, preview prev
 	head := c.st.Accent.Render(kindIcon(t.Kind)) + " " + c.st.ToolTitle.Render(truncate(title, max(width-stringWidth(status)-4, 8))) + "  " + status
 	lines := []string{truncate(head, width)}
 	inner := width - 2
+	if t.Unasked {
+		lines = append(lines, "  "+c.st.Error.Render(truncate("⚠ ran without asking: no permission request reached acpterm", inner)))
+	}
 	for i, loc := range t.Locations {
 		if i == locationsMax {
 			lines = append(lines, "  "+c.st.ToolMeta.Render(fmt.Sprintf("… %d more locations", len(t.Locations)-i)))
@@ -379,10 +382,33 @@ func (c *conversation) renderTool(t *acpclient.ToolCall, width int, preview prev
 			}
 		}
 	}
+	if len(t.Terminals) == 0 && !hasText(t.Content) {
+		// No terminal and no text content: the output the agent put only in rawOutput.
+		if out := acpclient.RawOutputText(t.RawOutput); out != "" {
+			body := splitNL(wrapPlain(strings.TrimRight(sanitize(out), "\n"), inner))
+			for i, l := range body {
+				if i == toolTextMaxLines {
+					lines = append(lines, "  "+c.st.Dim.Render(fmt.Sprintf("… %d more lines", len(body)-i)))
+					break
+				}
+				lines = append(lines, "  "+c.st.Dim.Render(l))
+			}
+		}
+	}
 	for _, id := range t.Terminals {
 		lines = append(lines, c.renderPreview(id, inner, preview)...)
 	}
 	return lines
+}
+
+// hasText reports whether tool call content holds a text block.
+func hasText(cs []acp.ToolCallContent) bool {
+	for _, ct := range cs {
+		if ct.Content != nil && ct.Content.Content.Text != nil && ct.Content.Content.Text.Text != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // renderPreview shows the last lines of an embedded terminal, boxed on the left.

@@ -20,6 +20,7 @@ type agentAPI interface {
 	AnswerElicitation(id string, a acpclient.ElicitationAnswer) error
 	SetMode(id string) error
 	SetConfigOption(id, value string) error
+	SetModel(id string) error
 	Info() acpclient.Info
 	Screen(terminalID string) (*terminals.Screen, bool)
 }
@@ -77,6 +78,7 @@ func (a clientAgent) AnswerElicitation(id string, ans acpclient.ElicitationAnswe
 	return a.c.AnswerElicitation(id, ans)
 }
 func (a clientAgent) SetConfigOption(id, v string) error         { return a.c.SetConfigOption(id, v) }
+func (a clientAgent) SetModel(id string) error                   { return a.c.SetModel(id) }
 func (a clientAgent) Info() acpclient.Info                       { return a.c.Info() }
 func (a clientAgent) Screen(id string) (*terminals.Screen, bool) { return a.c.Screen(id) }
 

@@ -107,6 +107,8 @@ type headless struct {
 
 	stream  string // "agent" or "thought": the kind of the partial line being streamed
 	partial bool   // a streamed line is open (no trailing newline yet)
+	msgID   string // messageId of the message being streamed ("" when the agent sends none)
+	mode    string // the last mode printed
 
 	printed  map[string]string                     // tool call id → last printed status
 	deferred map[string][]acpclient.TerminalExited // tool call id → exits held until its next status line
@@ -210,9 +212,7 @@ func (h *headless) handle(ev acpclient.Event) {
 			name = in.AgentTitle
 		}
 		h.line("[session] %s %s %s in %s", sanitizeLine(in.SessionID), headlessDash(sanitizeLine(name)), headlessDash(sanitizeLine(in.AgentVersion)), in.Cwd)
-		if in.Modes != nil {
-			h.line("[mode] %s", sanitizeLine(string(in.Modes.CurrentModeId)))
-		}
+		h.modeChanged()
 	case acpclient.TurnStarted:
 		for _, l := range strings.Split(strings.TrimRight(sanitize(e.Prompt), "\n"), "\n") {
 			h.line("[prompt] %s", l)
@@ -253,6 +253,11 @@ func (h *headless) handle(ev acpclient.Event) {
 			how = "created"
 		}
 		h.line("[write] %s (%s, %d bytes)", sanitizeLine(e.Diff.Path), how, len(e.Diff.NewText))
+		var old *string
+		if e.Diff.Existed {
+			old = &e.Diff.OldText
+		}
+		h.printDiff(e.Diff.Path, old, e.Diff.NewText)
 	case acpclient.TerminalStarted:
 		owner := ""
 		if e.AgentOwned {
@@ -307,8 +312,32 @@ func (h *headless) handle(ev acpclient.Event) {
 		h.line("[elicitation] %s completed", sanitizeLine(e.ElicitationID))
 	case acpclient.ConnectionRefused:
 		h.line("[network %s] refused %s (%s)", sanitizeLine(e.Terminal), sanitizeLine(permissions.HostPort(e.Host, e.Port)), sanitizeLine(e.Rule))
+	case acpclient.ModelChanged:
+		h.line("[model] %s", sanitizeLine(e.ModelID))
+	case acpclient.ToolCallUnasked:
+		h.line("[unasked] %s %q ran without asking (no permission request reached acpterm)", headlessDash(sanitizeLine(string(e.Kind))), sanitizeLine(e.Title))
 	}
 	h.toolChanges()
+}
+
+// modeChanged prints "[mode] ID" when the session's mode (modes API or mode config option)
+// differs from the last one printed, saying whether the agent asks before acting in it when
+// acpterm knows, and a warning line when it does not ask.
+func (h *headless) modeChanged() {
+	ms := h.state.Modes()
+	if ms.Current == "" || ms.Current == h.mode {
+		return
+	}
+	h.mode = ms.Current
+	switch h.state.ModeAsks() {
+	case acpclient.AsksYes:
+		h.line("[mode] %s (asks before acting)", sanitizeLine(ms.Current))
+	case acpclient.AsksNo:
+		h.line("[mode] %s (does not ask before acting)", sanitizeLine(ms.Current))
+		h.line("[warning] in mode %q the agent runs commands and edits files without asking acpterm: neither the policy nor --approve sees them", sanitizeLine(ms.Name(ms.Current)))
+	default:
+		h.line("[mode] %s", sanitizeLine(ms.Current))
+	}
 }
 
 // approveWord is the --approve value in effect ("deny" when unset).
@@ -370,8 +399,10 @@ func (h *headless) update(u acp.SessionUpdate) {
 	}
 	switch {
 	case u.AgentMessageChunk != nil:
+		h.newMessage(headlessDeref(u.AgentMessageChunk.MessageId))
 		h.streamText("agent", u.AgentMessageChunk.Content)
 	case u.AgentThoughtChunk != nil:
+		h.newMessage(headlessDeref(u.AgentThoughtChunk.MessageId))
 		h.streamText("thought", u.AgentThoughtChunk.Content)
 	case u.Plan != nil:
 		parts := make([]string, len(u.Plan.Entries))
@@ -386,8 +417,8 @@ func (h *headless) update(u acp.SessionUpdate) {
 			parts[i] = mark + " " + sanitizeLine(e.Content)
 		}
 		h.line("[plan] %s", strings.Join(parts, "; "))
-	case u.CurrentModeUpdate != nil:
-		h.line("[mode] %s", sanitizeLine(string(u.CurrentModeUpdate.CurrentModeId)))
+	case u.CurrentModeUpdate != nil, u.ConfigOptionUpdate != nil:
+		h.modeChanged()
 	case u.AvailableCommandsUpdate != nil:
 		names := make([]string, len(u.AvailableCommandsUpdate.AvailableCommands))
 		for i, c := range u.AvailableCommandsUpdate.AvailableCommands {
@@ -433,6 +464,17 @@ func (h *headless) streamText(kind string, b acp.ContentBlock) {
 	}
 }
 
+// newMessage ends the streamed line when a chunk starts another message (ACP messageId): two
+// messages never run together on one line.
+func (h *headless) newMessage(id string) {
+	if id != "" && h.msgID != "" && id != h.msgID {
+		h.endStream()
+	}
+	if id != "" {
+		h.msgID = id
+	}
+}
+
 // endStream closes a partial streamed line.
 func (h *headless) endStream() {
 	if h.partial {
@@ -475,6 +517,42 @@ func (h *headless) toolChanges() {
 		for _, e := range exits {
 			h.printExit(e)
 		}
+		if st == string(acp.ToolCallStatusCompleted) || st == string(acp.ToolCallStatusFailed) {
+			h.printToolResult(t)
+		}
+	}
+}
+
+// printDiff prints the unified diff of a file change as "  | " lines (at most headlessDiffMax).
+func (h *headless) printDiff(path string, old *string, new string) {
+	lines := splitNL(strings.TrimRight(unifiedDiff(path, old, new), "\n"))
+	for i, l := range lines {
+		if i == headlessDiffMax {
+			h.line("  | … %d more lines", len(lines)-i)
+			break
+		}
+		h.line("  | %s", sanitizeLine(l))
+	}
+}
+
+// headlessDiffMax is how many lines of a tool call's diff are printed.
+const headlessDiffMax = 40
+
+// printToolResult prints what a finished tool call reported: its diffs, and its output when no
+// terminal of the call shows it (content text, else rawOutput; ToolCall.Output), last lines
+// only.
+func (h *headless) printToolResult(t *acpclient.ToolCall) {
+	for _, ct := range t.Content {
+		if d := ct.Diff; d != nil {
+			h.line("[diff] %s", sanitizeLine(d.Path))
+			h.printDiff(d.Path, d.OldText, d.NewText)
+		}
+	}
+	if len(t.Terminals) > 0 {
+		return
+	}
+	for _, l := range headlessTail(sanitize(t.Output()), h.o.TailLines) {
+		h.line("  | %s", l)
 	}
 }
 

@@ -282,6 +282,10 @@ func TestHeadlessTerminalTailAndWrite(t *testing.T) {
   | c
 [terminal t2] SIGKILL
 [write] /proj/demo.md (created, 5 bytes)
+  | --- /dev/null
+  | +++ /proj/demo.md
+  | @@ -0,0 +1 @@
+  | +12345
 [notice] warn: denied: rm
 [stop] cancelled
 `

@@ -41,7 +41,8 @@ func (f *fakeAgent) SetConfigOption(id, value string) error {
 	f.rec("config " + id + "=" + value)
 	return nil
 }
-func (f *fakeAgent) Info() acpclient.Info { return acpclient.Info{} }
+func (f *fakeAgent) SetModel(id string) error { f.rec("model " + id); return nil }
+func (f *fakeAgent) Info() acpclient.Info     { return acpclient.Info{} }
 func (f *fakeAgent) Screen(id string) (*terminals.Screen, bool) {
 	s, ok := f.screens[id]
 	return s, ok

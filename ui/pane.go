@@ -27,6 +27,7 @@ type pane struct {
 	background bool              // term was put in the background (Model.syncBackground)
 	screen     *terminals.Screen // nil until known (agent-owned terminals whose screen is not registered yet)
 
+	awaiting  bool // its tool call waits for a permission answer (Model.syncAwaiting)
 	started   time.Time
 	exit      *terminals.ExitStatus
 	exitedAt  time.Time
@@ -43,10 +44,14 @@ type pane struct {
 	refused string // the last connection the network proxy refused, shown on the bottom border
 }
 
-// state describes the process state for the title: "running", "exit 0", "SIGKILL", or "ended"
+// state describes the process state for the title: "awaiting approval" (its tool call waits for
+// a permission answer), "running", "exit 0", "SIGKILL", or "ended"
 // for an agent-owned terminal that ended without an exit status (acpclient.TerminalExited with
 // the zero status: its tool call finished or the turn ended, and the agent never said how).
 func (p *pane) state() string {
+	if p.exit == nil && p.awaiting {
+		return "awaiting approval"
+	}
 	if p.exit == nil {
 		return "running"
 	}

@@ -9,6 +9,8 @@ import (
 	"charm.land/lipgloss/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/acpterm/acpterm/acpclient"
 )
 
 // render builds a whole frame on the persistent canvas (m.canvas) and returns the cursor to show
@@ -211,6 +213,9 @@ func (m *Model) separatorLine(width int) string {
 		if n := len(m.queue); n > 0 {
 			parts = append(parts, m.st.Warn.Render(fmt.Sprintf("%d queued", n)))
 		}
+		if w := m.modeWarning(); w != "" {
+			parts = append(parts, m.st.Error.Render(w))
+		}
 		if m.agentGone != "" {
 			parts = append(parts, m.st.Error.Render("agent exited ("+m.agentGone+")"))
 		} else if m.closed {
@@ -271,6 +276,12 @@ func (m *Model) statusLine(width int) string {
 		parts = append(parts, fmt.Sprintf("terminals %d running", running))
 	}
 	if md := m.currentMode(); md != "" {
+		switch m.state.ModeAsks() {
+		case acpclient.AsksYes:
+			md += " (asks)"
+		case acpclient.AsksNo:
+			md += " (does not ask)"
+		}
 		parts = append(parts, "mode "+md)
 	}
 	if mo := m.currentModel(); mo != "" {

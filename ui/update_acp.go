@@ -15,6 +15,7 @@ import (
 func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 	m.state.Apply(ev)
 	m.markDirty()
+	m.syncAwaiting()
 	var cmds []tea.Cmd
 	switch e := ev.(type) {
 	case acpclient.TurnStarted:
@@ -138,56 +139,41 @@ func (m *Model) agentLabel() string {
 	return name
 }
 
-// modelOption finds the session's model selector among the config options (category "model",
-// or id "model"): its id, current value and the values offered, in order.
-func modelOption(opts []acp.SessionConfigOption) (id, current string, values []string) {
-	for _, o := range opts {
-		s := o.Select
-		if s == nil {
+// syncAwaiting marks the panes whose tool call waits for a permission answer: an agent-owned
+// terminal announced before the agent asked has not started its command yet.
+func (m *Model) syncAwaiting() {
+	for _, p := range m.panes {
+		p.awaiting = false
+		if p.toolCallID == "" || p.exit != nil {
 			continue
 		}
-		isModel := s.Id == "model" || (s.Category != nil && *s.Category == acp.SessionConfigOptionCategoryModel)
-		if !isModel {
-			continue
+		if t, ok := m.state.ToolCall(p.toolCallID); ok && t.PermissionID != "" {
+			p.awaiting = true
 		}
-		if u := s.Options.Ungrouped; u != nil {
-			for _, v := range *u {
-				values = append(values, string(v.Value))
-			}
-		}
-		if g := s.Options.Grouped; g != nil {
-			for _, grp := range *g {
-				for _, v := range grp.Options {
-					values = append(values, string(v.Value))
-				}
-			}
-		}
-		return string(s.Id), string(s.CurrentValue), values
 	}
-	return "", "", nil
 }
 
-// currentModel names the current model for the status bar ("" when unknown).
+// currentModel names the current model for the status bar ("" when unknown): the model config
+// option's value, else the models API's current model.
 func (m *Model) currentModel() string {
-	if _, cur, _ := modelOption(m.state.ConfigOptions); cur != "" {
-		return sanitizeLine(cur)
-	}
-	if ms := m.state.Info.Models; ms != nil {
-		return sanitizeLine(string(ms.CurrentModelId))
-	}
-	return ""
+	ms := m.state.Models()
+	return sanitizeLine(ms.Name(ms.Current))
 }
 
-// currentMode names the current mode for the status bar ("" when the agent has none).
+// currentMode names the current mode for the status bar ("" when the agent has none), from
+// the modes API or a mode config option.
 func (m *Model) currentMode() string {
-	if ms := m.state.Info.Modes; ms != nil {
-		for _, md := range ms.AvailableModes {
-			if string(md.Id) == m.state.Mode {
-				return sanitizeLine(md.Name)
-			}
-		}
+	ms := m.state.Modes()
+	return sanitizeLine(ms.Name(ms.Current))
+}
+
+// modeWarning is the persistent warning shown while the agent is in a mode in which it acts
+// without asking ("" otherwise).
+func (m *Model) modeWarning() string {
+	if m.state.ModeAsks() != acpclient.AsksNo {
+		return ""
 	}
-	return sanitizeLine(m.state.Mode)
+	return "⚠ mode " + m.currentMode() + " does not ask: commands and edits skip acpterm's approval · " + m.keys.CycleMode.Help().Key + " switches"
 }
 
 // sessionCwd is the session's working directory (for @file completion).

@@ -264,45 +264,53 @@ func (m *Model) answer(id string, a acpclient.Answer) tea.Cmd {
 	return func() tea.Msg { agent.Answer(id, a); return nil }
 }
 
-// cycleMode switches to the next session mode (acpclient SetMode, from a Cmd).
+// cycleMode switches to the next session mode, however the agent offers modes (the modes API
+// or a mode config option; acpclient SetMode, from a Cmd).
 func (m *Model) cycleMode() tea.Cmd {
-	modes := m.state.Info.Modes
-	if modes == nil || len(modes.AvailableModes) < 2 {
+	ms := m.state.Modes()
+	if len(ms.Options) < 2 {
 		m.addBanner("info", "the agent offers no modes to switch")
 		return nil
 	}
-	cur := m.state.Mode
-	next := modes.AvailableModes[0].Id
-	for i, md := range modes.AvailableModes {
-		if string(md.Id) == cur {
-			next = modes.AvailableModes[(i+1)%len(modes.AvailableModes)].Id
-		}
-	}
-	agent, id := m.d.agent, string(next)
+	next := nextOption(ms)
+	agent := m.d.agent
 	return func() tea.Msg {
-		if err := agent.SetMode(id); err != nil {
+		if err := agent.SetMode(next); err != nil {
 			return cmdErrMsg{"switch mode", err}
 		}
 		return nil
 	}
 }
 
-// cycleModel switches the "model" config option to its next value (SetConfigOption).
+// nextOption is the option after the current one (the first when the current one is unknown).
+func nextOption(ms acpclient.Modes) string {
+	next := ms.Options[0].ID
+	for i, o := range ms.Options {
+		if o.ID == ms.Current {
+			next = ms.Options[(i+1)%len(ms.Options)].ID
+		}
+	}
+	return next
+}
+
+// cycleModel switches to the next model: the "model" config option (SetConfigOption) or, when
+// the agent offers models through the models API (gemini-cli), session/set_model (SetModel).
 func (m *Model) cycleModel() tea.Cmd {
-	id, cur, values := modelOption(m.state.ConfigOptions)
-	if id == "" || len(values) < 2 {
+	ms := m.state.Models()
+	if len(ms.Options) < 2 {
 		m.addBanner("info", "the agent offers no models to switch")
 		return nil
 	}
-	next := values[0]
-	for i, v := range values {
-		if v == cur {
-			next = values[(i+1)%len(values)]
-		}
-	}
-	agent := m.d.agent
+	next := nextOption(ms)
+	agent, cfgID := m.d.agent, ms.ConfigID
 	return func() tea.Msg {
-		if err := agent.SetConfigOption(id, next); err != nil {
+		var err error
+		if cfgID != "" {
+			err = agent.SetConfigOption(cfgID, next)
+		} else {
+			err = agent.SetModel(next)
+		}
+		if err != nil {
 			return cmdErrMsg{"switch model", err}
 		}
 		return nil

@@ -14,6 +14,7 @@
 //	auth                session/new needs authenticate (method "login") first
 //	version2            answer initialize with protocolVersion 2
 //	load                advertise loadSession; session/load replays two messages
+//	dirs                advertise sessionCapabilities.additionalDirectories
 //
 // The first word of each prompt picks the turn's script (see turn()).
 package main
@@ -233,6 +234,9 @@ func (a *agent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Init
 		AgentCapabilities: acp.AgentCapabilities{
 			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
 			LoadSession:        scenario == "load",
+			SessionCapabilities: acp.SessionCapabilities{
+				AdditionalDirectories: map[bool]*acp.SessionAdditionalDirectoriesCapabilities{true: {}}[scenario == "dirs"],
+			},
 		},
 	}
 	if scenario == "version2" {
@@ -273,7 +277,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	if scenario == "auth" && !authed {
 		return acp.NewSessionResponse{}, acp.NewAuthRequired(nil)
 	}
-	fmt.Fprintf(os.Stderr, "session/new cwd=%s mcpServers=%d\n", p.Cwd, len(p.McpServers))
+	fmt.Fprintf(os.Stderr, "session/new cwd=%s mcpServers=%d additionalDirectories=%q\n", p.Cwd, len(p.McpServers), p.AdditionalDirectories)
 	// Sent before the response: the client must keep it.
 	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.SessionUpdate{
 		AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update",
