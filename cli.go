@@ -59,7 +59,7 @@ real terminal panes, and a sandbox policy decides what it may run, read and writ
 Usage:
   acpterm [flags] -- AGENT [ARGS...]      run AGENT (interactive, or --headless)
   acpterm [flags] --demo                  run the built-in demo agent (no key, no network)
-  acpterm policy check [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]
+  acpterm policy check [--json] [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]
                                           explain the policy's decision for a command (JSON)
   acpterm audit verify [FILE]             check the audit log's hash chain
 
@@ -149,6 +149,7 @@ func parseArgs(args []string) (cliOptions, error) {
 type policyArgs struct {
 	configPath, cwd string
 	command         []string
+	json            bool // --json: the decision as JSON
 }
 
 // parsePolicyCheck parses the arguments after `policy check`.
@@ -158,12 +159,13 @@ func parsePolicyCheck(args []string) (policyArgs, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&p.configPath, "config", "", "")
 	fs.StringVar(&p.cwd, "cwd", "", "")
+	fs.BoolVar(&p.json, "json", false, "")
 	if err := fs.Parse(args); err != nil {
 		return p, usageError("policy check: %v", err)
 	}
 	p.command = fs.Args()
 	if len(p.command) == 0 || p.command[0] == "" {
-		return p, usageError("policy check: no command given (usage: acpterm policy check [--config FILE] [--cwd DIR] -- COMMAND [ARGS...])")
+		return p, usageError("policy check: no command given (usage: acpterm policy check [--json] [--config FILE] [--cwd DIR] -- COMMAND [ARGS...])")
 	}
 	return p, nil
 }

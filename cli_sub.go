@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,13 +12,15 @@ import (
 	"github.com/acpterm/acpterm/permissions"
 )
 
-// runPolicy runs `acpterm policy check [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]`: it
-// prints the policy's decision for the command as JSON (permissions.Engine.Explain) and exits 0
+// runPolicy runs `acpterm policy check [--json] [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]`: it
+// prints the policy's decision for the command for a person (verdict, rule, reason, each leaf
+// with its verdict and reason; permissions.Engine.ExplainText), or as JSON with --json
+// (permissions.Engine.Explain), and exits 0
 // whatever the verdict; 2 for a usage or config error. A single COMMAND word containing spaces
 // or shell syntax is analysed as a shell line, as terminal/create would run it.
 func runPolicy(args []string, std stdio, getenv func(string) string) int {
 	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprintln(std.err, "acpterm: usage: acpterm policy check [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]")
+		fmt.Fprintln(std.err, "acpterm: usage: acpterm policy check [--json] [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]")
 		return exitUsage
 	}
 	p, err := parsePolicyCheck(args[1:])
@@ -42,7 +45,12 @@ func runPolicy(args []string, std stdio, getenv func(string) string) int {
 		fmt.Fprintf(std.err, "acpterm: policy check: policy: %v\n", err)
 		return exitUsage
 	}
-	out, err := engine.Explain(permissions.CommandRequest{Session: "policy-check", Command: p.command[0], Args: p.command[1:], Cwd: cwd})
+	req := permissions.CommandRequest{Session: "policy-check", Command: p.command[0], Args: p.command[1:], Cwd: cwd}
+	if !p.json {
+		_, _ = io.WriteString(std.out, engine.ExplainText(req))
+		return exitOK
+	}
+	out, err := engine.Explain(req)
 	if err != nil {
 		fmt.Fprintf(std.err, "acpterm: policy check: %v\n", err)
 		return exitFailure

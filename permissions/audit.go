@@ -486,41 +486,84 @@ func (e *Engine) Record(ev AuditEvent) error {
 // Each line must be an audit event (v = 1) whose seq is one more than the previous line's
 // and whose prev is the SHA-256 of the previous line. The first line has seq 1 and prev "", or,
 // after a rotation, continues the last line of its predecessor (path.1 for path, path.N+1 for
-// path.N) with the next seq and that line's hash.
+// path.N) with the next seq and that line's hash; that predecessor must exist and match.
 // The error names the first bad line: when line N's prev does not match line N-1, line N-1 was
 // altered (or, if line N+1 does not match line N either, line N itself). The end of the chain
-// is checked against the head file (AuditHeadPath): a last line that was edited or removed, or
-// lines appended without it, is an error naming the seq; a log without a head file (written by
-// an older acpterm, or a rotated file) verifies, and VerifyAuditNote says so.
+// is checked against the head file (AuditHeadPath), which the logger rewrites after every line:
+//   - a non-empty live log (a name not ending in .N) without a head file is an error (its last
+//     records could have been edited or removed without a trace);
+//   - an empty log with a head file is an error unless the head names the last line of the
+//     rotated predecessor (the log was just rotated); an empty log without one is a new log,
+//     unless a predecessor exists (then the head was removed);
+//   - a last line that was edited or removed, or lines appended without the head, is an error
+//     naming the seq.
+//
+// A rotated file (path.N) has no head of its own: it verifies, and VerifyAuditNote says so.
 func VerifyAudit(path string) (lines int, err error) {
 	lines, _, err = VerifyAuditNote(path)
 	return lines, err
 }
 
+// rotatedName reports whether path names a rotated audit file (… .N with N ≥ 1).
+func rotatedName(path string) bool {
+	i := strings.LastIndexByte(path, '.')
+	if i < 0 {
+		return false
+	}
+	n, err := strconv.Atoi(path[i+1:])
+	return err == nil && n > 0 && !strings.HasPrefix(path[i+1:], "0")
+}
+
 // VerifyAuditNote is VerifyAudit that also returns a note for the user when the log verified
-// but could not be checked fully: "" normally, or a sentence saying the log has no head file,
-// so an edit to or removal of its last record cannot be detected.
+// but could not be checked fully: "" normally, or a sentence saying a rotated file has no head
+// file, so an edit to or removal of its last record is only detected by the file after it.
 func VerifyAuditNote(path string) (lines int, note string, err error) {
 	lines, lastSeq, lastHash, err := verifyChain(path)
 	if err != nil {
 		return lines, "", err
 	}
-	raw, err := os.ReadFile(AuditHeadPath(path))
+	empty := false
+	if st, serr := os.Stat(path); serr == nil && st.Size() == 0 {
+		empty = true
+	}
+	pred := predecessor(path)
+	_, predErr := os.Stat(pred)
+	headPath := AuditHeadPath(path)
+	raw, err := os.ReadFile(headPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return lines, fmt.Sprintf("%s has no head file (%s), e.g. it was written by an older acpterm or rotated: an edit to or removal of its last record cannot be detected", path, filepath.Base(AuditHeadPath(path))), nil
+		switch {
+		case rotatedName(path):
+			return lines, fmt.Sprintf("%s is a rotated file and has no head file: an edit to or removal of its last record shows only when the file after it is verified", path), nil
+		case !empty:
+			return lines, "", fmt.Errorf("%s: the head file %s is missing: the logger writes it after every record, so without it an edit to or removal of the last records cannot be ruled out", path, headPath)
+		case predErr == nil:
+			return lines, "", fmt.Errorf("%s: the log is empty and its head file %s is missing, but the rotated file %s exists: the head (and records after the rotation) were removed", path, headPath, pred)
+		}
+		return lines, "", nil // a new, empty log
 	}
 	if err != nil {
 		return lines, "", fmt.Errorf("audit verify: head file: %w", err)
 	}
 	var h auditHead
 	if err := json.Unmarshal(raw, &h); err != nil || h.Seq == 0 || len(h.Hash) != 64 {
-		return lines, "", fmt.Errorf("%s: head file %s is not a valid head record (want {\"seq\":N,\"hash\":\"<64 hex>\"})", path, AuditHeadPath(path))
+		return lines, "", fmt.Errorf("%s: head file %s is not a valid head record (want {\"seq\":N,\"hash\":\"<64 hex>\"})", path, headPath)
 	}
 	short := func(x string) string {
 		if len(x) > 12 {
 			return x[:12]
 		}
 		return x
+	}
+	if empty {
+		switch {
+		case predErr != nil:
+			return 0, "", fmt.Errorf("%s: the log is empty but its head file says seq %d hash %s, and the rotated file %s it would continue is missing: records were removed", path, h.Seq, short(h.Hash), pred)
+		case lastSeq == 0:
+			return 0, "", fmt.Errorf("%s: the log is empty but its head file says seq %d hash %s, and the rotated file %s holds no records", path, h.Seq, short(h.Hash), pred)
+		case h.Seq != lastSeq || h.Hash != lastHash:
+			return 0, "", fmt.Errorf("%s: the log is empty and its head file (seq %d hash %s) does not match the last record of the rotated file %s (seq %d hash %s): records were removed or altered", path, h.Seq, short(h.Hash), pred, lastSeq, short(lastHash))
+		}
+		return 0, "", nil // just rotated: the head names the predecessor's last record
 	}
 	switch {
 	case h.Seq > lastSeq:

@@ -368,7 +368,7 @@ func TestAuditHead(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want = path + ": last record (seq 5) removed: the log ends at seq 0; head says seq 5 hash " + h[:12]
+	want = path + ": the log is empty but its head file says seq 5 hash " + h[:12] + ", and the rotated file " + path + ".1 it would continue is missing: records were removed"
 	if _, err := VerifyAudit(path); err == nil || err.Error() != want {
 		t.Errorf("emptied log: %v\nwant %s", err, want)
 	}
@@ -391,13 +391,13 @@ func TestAuditHead(t *testing.T) {
 	if _, err := VerifyAudit(path); err == nil || !strings.Contains(err.Error(), "records after seq 6 were not written by acpterm's logger (the log ends at seq 7") {
 		t.Errorf("forged append: %v", err)
 	}
-	// An older log without a head file verifies, with a note.
+	// A non-empty log without its head file fails: its last records may have been changed.
 	write(all)
 	if err := os.Remove(head); err != nil {
 		t.Fatal(err)
 	}
 	n, note, err := VerifyAuditNote(path)
-	if err != nil || n != 6 || note != path+" has no head file (audit.jsonl.head), e.g. it was written by an older acpterm or rotated: an edit to or removal of its last record cannot be detected" {
+	if err == nil || note != "" || err.Error() != path+": the head file "+head+" is missing: the logger writes it after every record, so without it an edit to or removal of the last records cannot be ruled out" {
 		t.Errorf("no head: %d %q %v", n, note, err)
 	}
 	// A garbled head file is an error naming it.
@@ -494,5 +494,75 @@ func TestAuditVerifyHugeLine(t *testing.T) {
 	want := path + ": line 4 was altered (line 5's prev does not match its hash)"
 	if n, err := VerifyAudit(path); err == nil || err.Error() != want || n != 3 {
 		t.Errorf("edited line 4: %d, %v\nwant 3, %s", n, err, want)
+	}
+}
+
+// TestAuditVerifyHeadAndRotation: the head file and the rotated predecessor are checked for an
+// empty log and for a rotated one: an empty log with a head verifies only right after a rotation
+// (the head names the predecessor's last record); a missing or different predecessor fails, as
+// does a missing head next to a rotated file; a rotated file itself verifies with a note.
+func TestAuditVerifyHeadAndRotation(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.jsonl")
+	writeEvents(t, path, 3)
+	full, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := AuditHeadPath(path)
+	headData, err := os.ReadFile(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := func(log, pred []byte, withHead bool) {
+		t.Helper()
+		if err := os.WriteFile(path, log, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Remove(path + ".1")
+		if pred != nil {
+			if err := os.WriteFile(path+".1", pred, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = os.Remove(head)
+		if withHead {
+			if err := os.WriteFile(head, headData, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The predecessor's last record differs from what the head names.
+	last := bytes.LastIndex(full, []byte(`"ts":"`))
+	other := append(append(append([]byte(nil), full[:last]...), []byte(`"ts":"X`)...), full[last+len(`"ts":"`)+1:]...)
+	for _, c := range []struct {
+		name      string
+		log, pred []byte
+		withHead  bool
+		want      string // "" = verifies
+	}{
+		{"new empty log", nil, nil, false, ""},
+		{"just rotated", nil, full, true, ""},
+		{"empty with head, no predecessor", nil, nil, true, "the log is empty but its head file says seq 3"},
+		{"empty with head, other predecessor", nil, other, true, "does not match the last record of the rotated file"},
+		{"empty without head, predecessor present", nil, full, false, "the log is empty and its head file " + head + " is missing, but the rotated file"},
+		{"non-empty without head", full, nil, false, "the head file " + head + " is missing"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reset(c.log, c.pred, c.withHead)
+			_, err := VerifyAudit(path)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("error %v, want it to verify", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	// A rotated file has no head of its own: it verifies, and the note says so.
+	reset(nil, full, true)
+	n, note, err := VerifyAuditNote(path + ".1")
+	if err != nil || n != 3 || !strings.Contains(note, "is a rotated file and has no head file") {
+		t.Errorf("rotated file: %d %q %v", n, note, err)
 	}
 }

@@ -301,3 +301,39 @@ func TestSafeEnvValues(t *testing.T) {
 		t.Errorf("user-denied GIT_PAGER=cat: %s (%s), want deny", d.Verdict, d.Reason)
 	}
 }
+
+// TestREADMEListsAllowedBuiltins: the README's "Security model" names every builtin on the
+// allowed list and every allowed redirect operator, so the list a user reads is the code's.
+func TestREADMEListsAllowedBuiltins(t *testing.T) {
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(raw)
+	i := strings.Index(s, "## Security model")
+	if i < 0 {
+		t.Fatal("README.md has no Security model section")
+	}
+	sec := s[i:]
+	if j := strings.Index(sec[3:], "\n## "); j >= 0 {
+		sec = sec[:j+3]
+	}
+	builtins := sec[strings.Index(sec, "Builtins are allowed only from this list"):]
+	builtins = builtins[:strings.Index(builtins, "whatever the allow rules say")]
+	for _, name := range allowedBuiltinNames {
+		if _, ok := allowedBuiltins[name]; !ok {
+			t.Errorf("allowedBuiltinNames has %q, which allowedBuiltins lacks", name)
+		}
+		if !strings.Contains(builtins, "`"+name+"`") {
+			t.Errorf("README Security model does not list builtin %q", name)
+		}
+	}
+	if len(allowedBuiltinNames) != len(allowedBuiltins) {
+		t.Errorf("allowedBuiltinNames has %d names, allowedBuiltins %d", len(allowedBuiltinNames), len(allowedBuiltins))
+	}
+	for _, op := range []string{"`<`", "`>`", "`>>`", "`>|`", "`&>`", "`&>>`", "`2>&1`", "`/dev/null`", "`{ …; }`", "`( … )`", "`!`", "`&&`", "`||`", "`;`"} {
+		if !strings.Contains(sec, op) {
+			t.Errorf("README Security model does not name %s", op)
+		}
+	}
+}
