@@ -18,15 +18,17 @@ func recvPeek(fd int, b []byte) (int, error) {
 func isEAGAIN(err error) bool { return errors.Is(err, unix.EAGAIN) }
 
 // trackedConn is a client connection handed to net/http; done runs once when it is closed.
+// raw is the socket itself (*net.UnixConn or *net.TCPConn), for splicing a tunnel.
 type trackedConn struct {
-	*net.UnixConn
+	net.Conn
+	raw  net.Conn
 	once sync.Once
 	done func()
 }
 
 // Close closes the socket and runs done once.
 func (t *trackedConn) Close() error {
-	err := t.UnixConn.Close()
+	err := t.Conn.Close()
 	t.once.Do(t.done)
 	return err
 }
@@ -80,8 +82,8 @@ type halfCloser interface {
 
 // relay copies both ways between client and upstream until both directions ended, closing the
 // write side of each destination when its source reached EOF. It returns the bytes copied
-// client→upstream (up) and upstream→client (down). io.Copy between a *net.UnixConn and a
-// *net.TCPConn uses splice(2), so the payload never passes through user space.
+// client→upstream (up) and upstream→client (down). io.Copy between *net.UnixConn or *net.TCPConn
+// sockets uses splice(2), so the payload never passes through user space.
 func relay(client, upstream net.Conn) (up, down int64) {
 	var wg sync.WaitGroup
 	var upN atomic.Int64

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -232,7 +233,7 @@ type Endpoint struct {
 	p    *Proxy
 	dir  string
 	path string
-	ln   *net.UnixListener
+	ln   net.Listener // the endpoint's socket, or a listener handed to Serve
 	srv  *http.Server
 	hl   *connListener // feeds HTTP connections to srv
 
@@ -268,6 +269,23 @@ func (p *Proxy) NewEndpoint(id Identity, bound bool) (*Endpoint, error) {
 		return nil, fmt.Errorf("netproxy: %w", err)
 	}
 	ln.SetUnlinkOnClose(true)
+	ep, err := p.start(id, bound, ln, dir, path)
+	if err != nil {
+		os.RemoveAll(dir)
+	}
+	return ep, err
+}
+
+// Serve makes an endpoint for id from a listener the caller already has: a TCP listener
+// on 127.0.0.1 inside a sandbox's network namespace, made there and handed to acpterm (the
+// sandbox helper passes its descriptor back), so the command's connections reach the proxy
+// with no unix socket inside the sandbox. The endpoint owns ln (Close closes it); it has no
+// SocketPath. Error: the proxy is closed (ln is closed then too).
+func (p *Proxy) Serve(id Identity, ln net.Listener) (*Endpoint, error) {
+	return p.start(id, true, ln, "", "")
+}
+
+func (p *Proxy) start(id Identity, bound bool, ln net.Listener, dir, path string) (*Endpoint, error) {
 	ep := &Endpoint{p: p, dir: dir, path: path, ln: ln, id: id, bound: make(chan struct{})}
 	if bound {
 		ep.isBound = true
@@ -284,7 +302,6 @@ func (p *Proxy) NewEndpoint(id Identity, bound bool) (*Endpoint, error) {
 	if p.closed {
 		p.mu.Unlock()
 		ln.Close()
-		os.RemoveAll(dir)
 		return nil, errors.New("netproxy: proxy closed")
 	}
 	p.eps[ep] = struct{}{}
@@ -301,10 +318,11 @@ func (p *Proxy) NewEndpoint(id Identity, bound bool) (*Endpoint, error) {
 	return ep, nil
 }
 
-// SocketPath is the endpoint's unix socket.
+// SocketPath is the endpoint's unix socket ("" for an endpoint made by Serve).
 func (ep *Endpoint) SocketPath() string { return ep.path }
 
-// Dir is the endpoint's own directory (holding only SocketPath): what a sandbox bind-mounts.
+// Dir is the endpoint's own directory (holding only SocketPath): what a sandbox bind-mounts
+// ("" for an endpoint made by Serve).
 func (ep *Endpoint) Dir() string { return ep.dir }
 
 // Bind completes the endpoint's identity (e.g. with the terminal id once the terminal started)
@@ -353,13 +371,15 @@ func (ep *Endpoint) Close() error {
 	ep.p.mu.Lock()
 	delete(ep.p.eps, ep)
 	ep.p.mu.Unlock()
-	os.RemoveAll(ep.dir)
+	if ep.dir != "" {
+		os.RemoveAll(ep.dir)
+	}
 	return err
 }
 
 func (ep *Endpoint) acceptLoop() {
 	for {
-		c, err := ep.ln.AcceptUnix()
+		c, err := ep.ln.Accept()
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
@@ -396,7 +416,7 @@ func (p *Proxy) untrack(c net.Conn) {
 
 // serve detects the protocol from the first byte without consuming it (MSG_PEEK), so the
 // connection handed on is still the raw socket (splice works for the tunnel).
-func (ep *Endpoint) serve(c *net.UnixConn) {
+func (ep *Endpoint) serve(c net.Conn) {
 	b, err := peekByte(c)
 	if err != nil {
 		c.Close()
@@ -410,17 +430,21 @@ func (ep *Endpoint) serve(c *net.UnixConn) {
 		return
 	}
 	// HTTP: net/http owns the connection from here; untrack when it closes.
-	if !ep.hl.put(&trackedConn{UnixConn: c, done: func() { ep.p.untrack(c) }}) {
+	if !ep.hl.put(&trackedConn{Conn: c, raw: c, done: func() { ep.p.untrack(c) }}) {
 		c.Close()
 		ep.p.untrack(c)
 	}
 }
 
 // peekByte reads the first byte of c without removing it from the socket.
-func peekByte(c *net.UnixConn) (byte, error) {
+func peekByte(c net.Conn) (byte, error) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return 0, errors.New("not a socket")
+	}
 	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
 	defer c.SetReadDeadline(time.Time{})
-	rc, err := c.SyscallConn()
+	rc, err := sc.SyscallConn()
 	if err != nil {
 		return 0, err
 	}

@@ -517,3 +517,45 @@ func TestCloseEndsTunnels(t *testing.T) {
 		t.Fatalf("%s still exists after Close", dir)
 	}
 }
+
+// Serve takes a listener made elsewhere (in a sandbox's network namespace, handed over):
+// its TCP connections are proxied like an endpoint socket's.
+func TestServeListener(t *testing.T) {
+	p := echoServer(t, 2, "ok")
+	h := newHarness(t, harnessOpts{decide: rules("tcp.acpterm.test")})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := h.p.Serve(Identity{Terminal: "term-4", Label: "npm ci"}, ln)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep.SocketPath() != "" {
+		t.Fatalf("SocketPath %q", ep.SocketPath())
+	}
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT tcp.acpterm.test:%d HTTP/1.1\r\nHost: x\r\n\r\n", p)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT: %v %v", resp, err)
+	}
+	io.WriteString(c, "hi")
+	if got, _ := io.ReadAll(br); string(got) != "ok" {
+		t.Fatalf("tunnel read %q", got)
+	}
+	c.Close()
+	r := h.record(t)
+	if r.Identity.Terminal != "term-4" || r.Up != 2 || r.Down != 2 || r.Verdict != Allow {
+		t.Fatalf("record %+v", r)
+	}
+	ep.Close()
+	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		t.Fatal("the listener still accepts after the endpoint closed")
+	}
+}

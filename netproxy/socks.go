@@ -35,7 +35,7 @@ const (
 
 // serveSOCKS handles one SOCKS5 connection: greeting (no authentication), one CONNECT
 // request, the reply, then the tunnel.
-func (ep *Endpoint) serveSOCKS(cl *net.UnixConn) {
+func (ep *Endpoint) serveSOCKS(cl net.Conn) {
 	c := ep.newConn("socks5")
 	defer c.finish()
 	_ = cl.SetReadDeadline(time.Now().Add(time.Minute))
