@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +17,8 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/acpterm/acpterm/netproxy"
 )
 
 // The helper keeps its main goroutine on the thread that starts it: per-thread state
@@ -97,13 +100,17 @@ func helperMain() int {
 			h.rep.Layers.MountNS = true
 		}
 	}
-	if spec.Network == NetworkOff {
+	if spec.Network == NetworkOff || spec.Network == NetworkProxy {
 		if !h.req.NS.Net {
 			// the parent already said why
 		} else if err := checkEmptyNet(h.req.Parent.Net); err != nil {
 			h.missing("net", err.Error())
-		} else {
+		} else if spec.Network == NetworkOff {
 			h.rep.Layers.Net = "off"
+		} else if err := sendProxyListener(spec.ProxyPort); err != nil {
+			h.missing("net", err.Error())
+		} else {
+			h.rep.Layers.Net = "proxy"
 		}
 	}
 	dir := h.req.Dir
@@ -138,7 +145,7 @@ func helperMain() int {
 	h.landlock(abi, abstract)
 
 	if spec.Seccomp {
-		if err := loadSeccomp(spec.Network == NetworkOff); err != nil {
+		if err := loadSeccomp(spec.Network == NetworkOff || spec.Network == NetworkProxy); err != nil {
 			h.missing("seccomp", err.Error())
 		} else if err := checkSeccomp(); err != nil {
 			h.missing("seccomp", err.Error())
@@ -264,6 +271,42 @@ func existing(paths []string) []string {
 	return out
 }
 
+// proxyFD is the helper's end of the socket pair the proxy listener goes back on
+// (NetworkProxy only).
+const proxyFD = 4
+
+// proxyPort is the port of the proxy listener for spec port p.
+func proxyPort(p int) int {
+	if p == 0 {
+		return netproxy.DefaultForwardPort
+	}
+	return p
+}
+
+// sendProxyListener brings the namespace's loopback up, listens on 127.0.0.1:port and sends
+// the listening socket to acpterm over proxyFD (SCM_RIGHTS), keeping no copy: acpterm serves
+// it from outside the sandbox, so nothing in the sandbox needs a unix socket to get out.
+func sendProxyListener(port int) error {
+	defer unix.Close(proxyFD)
+	if err := netproxy.BringUpLoopback(); err != nil {
+		return err
+	}
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: proxyPort(port)})
+	if err != nil {
+		return fmt.Errorf("proxy listener: %v", err)
+	}
+	defer ln.Close()
+	f, err := ln.File()
+	if err != nil {
+		return fmt.Errorf("proxy listener: %v", err)
+	}
+	defer f.Close()
+	if err := unix.Sendmsg(proxyFD, []byte{'L'}, unix.UnixRights(int(f.Fd())), nil, 0); err != nil {
+		return fmt.Errorf("proxy listener: sending it to acpterm: %v", err)
+	}
+	return nil
+}
+
 // checkEmptyNet confirms a new network namespace with no interface but a loopback.
 func checkEmptyNet(parent uint64) error {
 	if id := nsID("net"); id == 0 || id == parent {
@@ -315,6 +358,15 @@ func (h *helper) run() int {
 		env = append(env, kv)
 	}
 	env = append(env, "TMPDIR="+spec.TempDir)
+	if h.rep.Layers.Net == "proxy" {
+		// The proxy is the only way out: point every tool at it (set last, so they win over
+		// any the command's environment had).
+		env = slices.DeleteFunc(env, func(kv string) bool {
+			name, _, _ := strings.Cut(kv, "=")
+			return slices.Contains(netproxy.EnvNames, name)
+		})
+		env = append(env, netproxy.Env(proxyPort(spec.ProxyPort))...)
+	}
 	if gc := goCacheRedirect(env, spec); gc != "" {
 		env = append(env, "GOCACHE="+gc)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,9 +62,10 @@ type ExitStatus struct {
 
 // Process is a command started through the helper.
 type Process struct {
-	report Report
-	lines  *bufio.Reader
-	status *os.File
+	report   Report
+	listener net.Listener // NetworkProxy: the listener in the command's network namespace
+	lines    *bufio.Reader
+	status   *os.File
 
 	mu   sync.Mutex
 	exit *ExitStatus
@@ -72,6 +74,38 @@ type Process struct {
 
 // Report returns the layers in force for the command (confirmed before it started).
 func (p *Process) Report() Report { return p.report }
+
+// Listener returns the proxy listener made in the command's network namespace
+// (NetworkProxy, when Report().Layers.Net is "proxy"): a TCP listener on 127.0.0.1:ProxyPort
+// there, whose connections are the command's only way out. The caller serves it (Proxy.Serve
+// in package netproxy) and must close it when the command ended: it keeps the namespace
+// alive. nil for other network modes.
+func (p *Process) Listener() net.Listener { return p.listener }
+
+// recvListener receives one descriptor over the proxy socket pair (sent before the helper's
+// report, so it is already queued) and makes a listener of it.
+func recvListener(f *os.File) (net.Listener, error) {
+	buf := make([]byte, 1)
+	oob := make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := unix.Recvmsg(int(f.Fd()), buf, oob, unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return nil, fmt.Errorf("no descriptor in the message (%v)", err)
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil, fmt.Errorf("expected one descriptor (%v)", err)
+	}
+	lf := os.NewFile(uintptr(fds[0]), "sandbox-proxy-listener")
+	defer lf.Close()
+	return net.FileListener(lf)
+}
 
 // Exit returns the command's own exit status, once the helper has reported it (after the
 // helper was reaped; waits at most bound for the report). False when the helper died
@@ -162,11 +196,28 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 	cmd.Path = "/proc/self/exe"
 	cmd.Args = []string{"acpterm-sandbox", HelperArg}
 	cmd.ExtraFiles = []*os.File{w}
+	var proxyEnd *os.File // our end of the socket pair the proxy listener comes back on
+	if spec.Network == NetworkProxy {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("sandbox: proxy socket pair: %w", err)
+		}
+		proxyEnd = os.NewFile(uintptr(fds[0]), "sandbox-proxy")
+		child := os.NewFile(uintptr(fds[1]), "sandbox-proxy-helper")
+		defer child.Close()
+		defer func() {
+			if proxyEnd != nil {
+				proxyEnd.Close()
+			}
+		}()
+		cmd.ExtraFiles = append(cmd.ExtraFiles, child) // the helper's proxyFD
+	}
 
 	nsMu.Lock()
 	broken := nsBroken
 	nsMu.Unlock()
-	want := nsFlags{User: true, Mount: true, PID: true, Net: spec.Network == NetworkOff}
+	want := nsFlags{User: true, Mount: true, PID: true, Net: spec.Network == NetworkOff || spec.Network == NetworkProxy}
 	if broken != "" {
 		if spec.Mode == ModeRequired {
 			r.Close()
@@ -243,6 +294,17 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 		}
 	}
 	p.report = *m.Ready
+	if p.report.Layers.Net == "proxy" {
+		// The helper sent the listener before its report: it is waiting in the pair.
+		ln, err := recvListener(proxyEnd)
+		if err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			r.Close()
+			return nil, fmt.Errorf("sandbox: the proxy listener did not arrive: %w", err)
+		}
+		p.listener = ln
+	}
 	go p.readRest()
 	return p, nil
 }
@@ -250,7 +312,7 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 // nsMissing names the layers lost when no namespace can be created.
 func nsMissing(spec *Spec, reason string) []string {
 	out := []string{"user_ns: " + reason, "mount_ns: " + reason, "pid_ns: " + reason}
-	if spec.Network == NetworkOff {
+	if spec.Network == NetworkOff || spec.Network == NetworkProxy {
 		out = append(out, "net: "+reason)
 	}
 	return out

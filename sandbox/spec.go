@@ -38,15 +38,23 @@ const (
 	// interface that is down), with TCP bind/connect refused by Landlock (ABI >= 4) and
 	// unix sockets refused by seccomp, so nothing outside the sandbox is reachable.
 	NetworkOff Network = "off"
+	// NetworkProxy runs the command in an empty network namespace whose only way out is
+	// acpterm's network proxy: before any restriction the helper brings the namespace's
+	// loopback up, listens on 127.0.0.1:ProxyPort there and hands that listener to acpterm
+	// (Process.Listener), which serves it; the command gets HTTP_PROXY, HTTPS_PROXY,
+	// ALL_PROXY and NO_PROXY pointing at it. Unix sockets are refused by seccomp as with off,
+	// so no socket path leads out either; TCP inside the namespace reaches only its own
+	// loopback (a test server the command starts) and the proxy listener.
+	NetworkProxy Network = "proxy"
 )
 
 // ParseNetwork returns the Network named s. Errors: any other string.
 func ParseNetwork(s string) (Network, error) {
 	switch n := Network(s); n {
-	case NetworkOn, NetworkOff:
+	case NetworkOn, NetworkOff, NetworkProxy:
 		return n, nil
 	}
-	return "", fmt.Errorf("sandbox network %q is not one of off, on", s)
+	return "", fmt.Errorf("sandbox network %q is not one of off, on, proxy", s)
 }
 
 // Spec is what a sandboxed process may do. Paths are absolute; the ones that do not exist
@@ -72,11 +80,11 @@ type Spec struct {
 	// Mask are paths hidden in the mount namespace: a directory becomes an empty
 	// read-only tmpfs, a file reads as /dev/null. See SecretPaths.
 	Mask []string `json:"mask,omitempty"`
-	// Network is NetworkOn or NetworkOff.
+	// Network is NetworkOn, NetworkOff or NetworkProxy.
 	Network Network `json:"network"`
-	// ProxySocket is reserved for a network mode that reaches the outside only through a
-	// proxy listening on this unix socket path; unused while Network is on or off.
-	ProxySocket string `json:"proxy_socket,omitempty"`
+	// ProxyPort is the port of the proxy listener on 127.0.0.1 inside the namespace
+	// (NetworkProxy); 0 means netproxy.DefaultForwardPort (3128).
+	ProxyPort int `json:"proxy_port,omitempty"`
 	// Seccomp refuses ioctl(TIOCSTI) and ioctl(TIOCLINUX) (nothing can type into a
 	// terminal), syscalls of a foreign architecture, and, with network off, unix sockets.
 	Seccomp bool `json:"seccomp"`
@@ -92,9 +100,12 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("sandbox: spec mode %q is not auto or required", s.Mode)
 	}
 	switch s.Network {
-	case NetworkOn, NetworkOff:
+	case NetworkOn, NetworkOff, NetworkProxy:
 	default:
-		return fmt.Errorf("sandbox: spec network %q is not on or off", s.Network)
+		return fmt.Errorf("sandbox: spec network %q is not on, off or proxy", s.Network)
+	}
+	if s.ProxyPort < 0 || s.ProxyPort > 65535 {
+		return fmt.Errorf("sandbox: spec proxy port %d is not between 1 and 65535", s.ProxyPort)
 	}
 	if s.TempDir == "" || !strings.HasPrefix(s.TempDir, "/") {
 		return fmt.Errorf("sandbox: spec temp dir %q is not an absolute path", s.TempDir)
@@ -130,7 +141,8 @@ type Layers struct {
 	// PidNS is true when the helper is PID 1 of a new PID namespace: every process in it
 	// dies with the helper.
 	PidNS bool `json:"pid_ns"`
-	// Net is "off" when the process is confirmed in an empty network namespace, else "on".
+	// Net is "off" when the process is confirmed in an empty network namespace, "proxy" when
+	// it is and the proxy listener was handed to acpterm, else "on".
 	Net string `json:"net"`
 	// Seccomp is true when ioctl(TIOCSTI) was refused with EPERM by the canary.
 	Seccomp bool `json:"seccomp"`

@@ -3,6 +3,7 @@ package terminals
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,12 @@ type ManagerOptions struct {
 	// fails when a layer is missing. The program must call sandbox.RunHelperIfAsked first
 	// thing in main.
 	Sandbox *sandbox.Spec
+	// Network serves a sandboxed terminal's proxy listener (Sandbox.Network is
+	// sandbox.NetworkProxy): it is called with the terminal's id and label and the listener
+	// made in the command's network namespace right after the command started, and returns
+	// the function that stops serving it, called once the command's process tree is gone.
+	// Nil: the listener is closed at once, and the command has no way out at all.
+	Network func(id, label string, ln net.Listener) (stop func())
 }
 
 // Manager starts terminals and keeps track of them.

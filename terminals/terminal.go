@@ -74,12 +74,14 @@ type Terminal struct {
 	marker  string
 	grace   time.Duration
 
-	pid  int
-	sb   *sandbox.Process // nil: not sandboxed
-	ptmx *os.File
-	ptMu sync.RWMutex // excludes ioctls on ptmx while it is being closed
-	tr   *Transcript
-	scr  *Screen
+	pid int
+	sb  *sandbox.Process // nil: not sandboxed
+	// netStop stops serving the sandbox's proxy listener (ManagerOptions.Network); nil: none.
+	netStop func()
+	ptmx    *os.File
+	ptMu    sync.RWMutex // excludes ioctls on ptmx while it is being closed
+	tr      *Transcript
+	scr     *Screen
 
 	// input → single writer goroutine
 	inMu     sync.Mutex
@@ -197,6 +199,15 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 	if err != nil {
 		_ = ptmx.Close()
 		return nil, fmt.Errorf("terminals: start %q: %w", argv[0], err)
+	}
+	if t.sb != nil {
+		if ln := t.sb.Listener(); ln != nil {
+			if m.o.Network != nil {
+				t.netStop = m.o.Network(id, t.label, ln)
+			} else {
+				_ = ln.Close() // no proxy to serve it: no way out
+			}
+		}
 	}
 	t.pid = cmd.Process.Pid
 	t.started = time.Now()
@@ -644,6 +655,11 @@ func (t *Terminal) waiter(cmd *exec.Cmd) {
 		if es, ok := t.sb.Exit(time.Second); ok {
 			st = ExitStatus{Code: es.Code, Signal: es.Signal}
 		}
+	}
+	if t.netStop != nil {
+		// The helper was the init of the command's PID namespace: nothing is left in the
+		// network namespace to connect, and the listener would keep it alive.
+		t.netStop()
 	}
 	close(t.leaderDone)
 	timer := time.NewTimer(DrainBound)
