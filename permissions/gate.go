@@ -63,9 +63,9 @@ var allowedBuiltins = map[string]string{
 // allowedBuiltinNames lists allowedBuiltins in a fixed order (README, messages).
 var allowedBuiltinNames = []string{":", "true", "false", "echo", "printf", "test", "[", "pwd", "exit", "cd", "type", "command", "times", "dirs", "jobs", "wait", "set"}
 
-// shellBuiltinNames are the builtins (and reserved words that run like commands) of bash, dash
-// and zsh that are not external programs everyone has: a name from this set inside a script is
-// the shell's own, so it is on allowedBuiltins or at least ask.
+// shellBuiltinNames are the builtins (and reserved words that run like commands) of bash and
+// dash: a name from this set inside a script is the shell's own, so it is on allowedBuiltins or
+// at least ask (zshBuiltinNames too, in a script read as zsh).
 var shellBuiltinNames = setOf(
 	":", ".", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "chdir", "command",
 	"compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable",
@@ -73,7 +73,11 @@ var shellBuiltinNames = setOf(
 	"jobs", "kill", "let", "local", "logout", "mapfile", "nameref", "popd", "printf", "pushd", "pwd",
 	"read", "readarray", "readonly", "return", "set", "shift", "shopt", "source", "suspend", "test",
 	"times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait",
-	// zsh
+)
+
+// zshBuiltinNames are zsh's own builtins (in bash and dash, names such as which and print are
+// external programs the rules decide on).
+var zshBuiltinNames = setOf(
 	"autoload", "bindkey", "emulate", "setopt", "unsetopt", "zmodload", "functions", "unfunction",
 	"unhash", "zstyle", "zle", "zparseopts", "integer", "float", "print", "whence", "where", "which",
 	"rehash", "noglob", "disable", "limit", "unlimit", "vared", "sched", "zcompile", "zformat",

@@ -885,8 +885,6 @@ var knownFalseDeny = map[string]string{
 	"awk -F: '{print $1}' sub/notes.txt | sort | uniq -c":       "ask: every inline awk program asks, even one that only prints fields",
 	"awk 'NR>=10 && NR<=20' main.go":                            "ask: every inline awk program asks, even one that only selects lines",
 	"awk '/func/ {print FILENAME\": \"$0}' main.go":             "ask: every inline awk program asks, even one that only prints",
-	"cd web && npm ls --depth=0; cd ..":                         "ask: the last cd .. (after ;) is judged as if cd web had failed, though nothing runs after it",
-	"which go":                                                  "ask: which is judged as a shell builtin not on the allowed list; in bash and dash it is the program /usr/bin/which",
 	"basename \"$PWD\"":                                         "ask: every parameter expansion asks, even $PWD, which only the shell's cd sets",
 	"echo \"$HOME\"":                                            "ask: every parameter expansion asks, even a quoted $HOME from the policy-built environment",
 	"for f in *.go; do echo \"$f\"; done":                       "ask: every for loop asks, even one over a glob that only runs allowed commands",

@@ -55,13 +55,22 @@ type rawLeaf struct {
 type cwdState struct {
 	dirs    []string
 	unknown bool
+	// outside is a candidate directory outside the roots that a cd led to ("" = none): a
+	// command run there is at least ask (a cd that nothing follows is harmless).
+	outside string
 }
 
 // union returns the directories of c and d together (a later command may run in either).
-func (c cwdState) union(d cwdState) cwdState { return c.with(d.dirs, d.unknown) }
+func (c cwdState) union(d cwdState) cwdState {
+	u := c.with(d.dirs, d.unknown)
+	if u.outside == "" {
+		u.outside = d.outside
+	}
+	return u
+}
 
 func (c cwdState) with(dirs []string, unknown bool) cwdState {
-	out := cwdState{unknown: c.unknown || unknown}
+	out := cwdState{unknown: c.unknown || unknown, outside: c.outside}
 	out.dirs = append(out.dirs, c.dirs...)
 	for _, d := range dirs {
 		dup := false
@@ -1251,7 +1260,7 @@ func (a *analyzer) run(words []wv, c actx) {
 			return
 		}
 		gateWhy := ""
-		if shellBuiltinNames[name] {
+		if shellBuiltinNames[name] || (c.lang == syntax.LangZsh && zshBuiltinNames[name]) {
 			if why, ok := builtinOK(words); !ok {
 				gateWhy = why
 			}
@@ -1293,6 +1302,9 @@ func (a *analyzer) leaf(words []wv, c actx, notes ...finding) *rawLeaf {
 		return &rawLeaf{}
 	}
 	all := append(append([]finding(nil), c.notes...), notes...)
+	if a.cwd.outside != "" {
+		all = append(all, finding{verdict: Ask, rule: "construct: cd outside roots", reason: "runs after a cd to " + a.cwd.outside + ", which is outside the roots", construct: "cd outside roots"})
+	}
 	l := &rawLeaf{argv: wvStrings(words), via: c.via, wrappers: c.wrappers, shell: c.shell, cwd: a.cwd, notes: all, maybe: c.maybe}
 	a.leaves = append(a.leaves, l)
 	a.writeTargets(words)
@@ -1518,7 +1530,8 @@ func (a *analyzer) cd(args []wv) {
 	}
 	for _, d := range dirs {
 		if !a.pol.roots.Contains(d) {
-			a.note(Ask, "cd outside roots", "cd to "+d+", which is outside the roots")
+			a.cwd.outside = d
+			break
 		}
 	}
 }
