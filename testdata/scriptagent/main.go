@@ -242,6 +242,7 @@ func (a *agent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Init
 	if scenario == "version2" {
 		r.ProtocolVersion = 2
 	}
+	r.AgentCapabilities.McpCapabilities.Http = os.Getenv("SCRIPTAGENT_MCP_HTTP") == "1"
 	if scenario == "auth" {
 		r.AuthMethods = []acp.AuthMethod{{Agent: &acp.AuthMethodAgent{Id: "login", Name: "Log in"}}}
 	}
@@ -278,6 +279,7 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 		return acp.NewSessionResponse{}, acp.NewAuthRequired(nil)
 	}
 	fmt.Fprintf(os.Stderr, "session/new cwd=%s mcpServers=%d additionalDirectories=%q\n", p.Cwd, len(p.McpServers), p.AdditionalDirectories)
+	offerMCP(p.McpServers)
 	// Sent before the response: the client must keep it.
 	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.SessionUpdate{
 		AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update",
