@@ -448,9 +448,9 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	// Fit: header, options and hint always show; the body scrolls (PgUp/PgDn) inside what is
 	// left, with a marker on each side that has hidden lines, so nothing is ever cut silently.
 	hintFor := func(hidden bool) []string {
-		text := "enter choose · ↑/↓ move · " + escLabel(cs)
+		text := "enter choose · ↑/↓ move · " + escLabel(ownPrompt(p), cs)
 		if cs[sel].always() {
-			text = "enter confirms “" + cs[sel].label + "” · ↑/↓ move · " + escLabel(cs)
+			text = "enter confirms “" + cs[sel].label + "” · ↑/↓ move · " + escLabel(ownPrompt(p), cs)
 		}
 		if hidden {
 			text = "pgup/pgdn scroll · " + km.Pager.Help().Key + " all · " + text
@@ -756,13 +756,12 @@ func wrapLabeledWith(wrap func(string, int) []string, prefix, v string, w int) [
 	return out
 }
 
-// escLabel is the footer's word for what Esc answers: "esc reject once" for the agent's options,
-// "esc deny" for acpterm's own prompts (whose Esc answer is Deny).
-func escLabel(cs []approvalChoice) string {
-	for _, c := range cs {
-		if c.role == "save" || c.role == "reject" && c.answer.Choice == acpclient.Deny {
-			return "esc deny" // acpterm's own prompt
-		}
+// escLabel is the footer's word for what Esc answers: "esc deny" for acpterm's own prompts
+// (own; their Esc answer is Deny), "esc reject once" for the agent's options when one rejects
+// once, else "esc dismiss".
+func escLabel(own bool, cs []approvalChoice) string {
+	if own {
+		return "esc deny"
 	}
 	for _, c := range cs {
 		if c.role == "reject" {

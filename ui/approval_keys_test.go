@@ -162,3 +162,30 @@ func TestPasteNeverAnswers(t *testing.T) {
 	h.keys("tab", "d")
 	wantCalls(t, h.agent.take(), `answer c1 option="" choice="deny"`)
 }
+
+// The footer names what esc answers: the agent's reject-once option (also when acpterm adds its
+// "save as a rule" choice), acpterm's deny, or dismiss.
+func TestEscLabel(t *testing.T) {
+	withPolicy := ask("p1")
+	withPolicy.Policy = &permissions.Decision{Verdict: permissions.Ask, Rule: "fs.write", Path: "/w/build"}
+	onlyAlways := ask("p1")
+	onlyAlways.Options = onlyAlways.Options[1:2]
+	for _, c := range []struct {
+		name string
+		req  acpclient.PermissionAsked
+		want string
+	}{
+		{"agent options", ask("p1"), "esc reject once"},
+		{"agent options with acpterm's save choice", withPolicy, "esc reject once"},
+		{"only always", onlyAlways, "esc dismiss"},
+		{"own prompt", ownAsk(), "esc deny"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.ev(c.req)
+			if r := rowWith(h.screenText(), "enter choose"); !strings.Contains(r, "· "+c.want+" ") {
+				t.Fatalf("footer = %q, want %q", r, c.want)
+			}
+		})
+	}
+}

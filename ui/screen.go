@@ -188,6 +188,11 @@ func (s *screen) stop(final bool) {
 		if s.syncd {
 			b.WriteString(ansi.ResetModeSynchronizedOutput)
 		}
+		// The alternate screen is emptied before it is left: a terminal resized while it was
+		// shown may carry some of its rows over into the main screen when restoring it (tmux
+		// 3.3a keeps the rows below the old height, after a grow from 80×24 to 120×36, above the
+		// shell's lines). Blank rows carry nothing; the shell's screen comes back as it was.
+		b.WriteString(ansi.ResetStyle + ansi.CursorHomePosition + ansi.EraseEntireScreen)
 		b.WriteString(ansi.SetModeTextCursorEnable)
 		b.WriteString(ansi.ResetModeAltScreenSaveCursor)
 		if s.titleSaved {

@@ -53,7 +53,8 @@ func TestScreenStartAndCloseSequences(t *testing.T) {
 	s.close()
 	want = ansi.ResetModifyOtherKeys + ansi.PopKittyKeyboard(1) +
 		ansi.ResetModeMouseButtonEvent + ansi.ResetModeMouseAnyEvent + ansi.ResetModeMouseExtSgr +
-		ansi.ResetModeBracketedPaste + ansi.SetModeTextCursorEnable + ansi.ResetModeAltScreenSaveCursor +
+		ansi.ResetModeBracketedPaste + ansi.ResetStyle + ansi.CursorHomePosition + ansi.EraseEntireScreen +
+		ansi.SetModeTextCursorEnable + ansi.ResetModeAltScreenSaveCursor +
 		ansi.SetWindowTitle("") + popTitle
 	if got := out.String(); got != want {
 		t.Fatalf("close wrote %q, want %q", got, want)
