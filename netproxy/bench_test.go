@@ -1,0 +1,192 @@
+package netproxy
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The benchmarks measure the proxy as a sandboxed command meets it: a TCP connection to the
+// listener Serve serves (in production it is made in the command's network namespace),
+// CONNECT host:port, then the tunnel. The "remote" server is on 127.0.0.1.
+// Figures and how to run them: docs/benchmarks.md.
+
+// sinkServer serves n bytes to every connection after reading its first byte (a request).
+func sinkServer(b testing.TB, n int64) int {
+	b.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ln.Close() })
+	buf := make([]byte, 256<<10)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				one := make([]byte, 1)
+				if _, err := io.ReadFull(c, one); err != nil {
+					return
+				}
+				for left := n; left > 0; {
+					k := min(left, int64(len(buf)))
+					w, err := c.Write(buf[:k])
+					if err != nil {
+						return
+					}
+					left -= int64(w)
+				}
+			}()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// benchProxy is a proxy allowing bench.acpterm.test, served on a TCP listener.
+func benchProxy(b testing.TB) (addr string) {
+	b.Helper()
+	p, err := New(Options{Dir: b.TempDir(), Decide: func(r Request) Decision {
+		return Decision{Verdict: Allow, By: "policy", Rule: "allow: bench.acpterm.test", NamesHost: true}
+	}, Resolver: &TestResolver{Hosts: map[string][]netip.Addr{"bench.acpterm.test": {netip.MustParseAddr("127.0.0.1")}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := p.Serve(Identity{Terminal: "bench"}, ln); err != nil {
+		b.Fatal(err)
+	}
+	return ln.Addr().String()
+}
+
+// tunnel opens a CONNECT tunnel through the proxy at addr to bench.acpterm.test:port.
+func tunnel(b testing.TB, addr string, port int) (net.Conn, *bufio.Reader) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Fprintf(c, "CONNECT bench.acpterm.test:%d HTTP/1.1\r\nHost: bench.acpterm.test:%d\r\n\r\n", port, port)
+	br := bufio.NewReaderSize(c, 64<<10)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil || resp.StatusCode != 200 {
+		b.Fatalf("CONNECT: %v %v", resp, err)
+	}
+	return c, br
+}
+
+const downloadSize = 200 << 20 // bytes
+
+// BenchmarkDownload200MB: 200 MB from a loopback server, directly and through the proxy.
+func BenchmarkDownload200MB(b *testing.B) {
+	port := sinkServer(b, downloadSize)
+	b.Run("direct", func(b *testing.B) {
+		b.SetBytes(downloadSize)
+		for b.Loop() {
+			c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Write([]byte{'g'})
+			n, _ := io.Copy(io.Discard, c)
+			c.Close()
+			if n != downloadSize {
+				b.Fatalf("read %d bytes", n)
+			}
+		}
+	})
+	b.Run("proxy", func(b *testing.B) {
+		addr := benchProxy(b)
+		b.SetBytes(downloadSize)
+		for b.Loop() {
+			c, br := tunnel(b, addr, port)
+			c.Write([]byte{'g'})
+			n, _ := io.Copy(io.Discard, br)
+			c.Close()
+			if n != downloadSize {
+				b.Fatalf("read %d bytes", n)
+			}
+		}
+	})
+}
+
+// BenchmarkNewConnection: from dial to the first byte back, for a new connection; the
+// proxy's figure includes the CONNECT exchange, the decision, the resolution and its dial.
+// It reports the median (p50-µs) besides the mean.
+func BenchmarkNewConnection(b *testing.B) {
+	port := sinkServer(b, 1)
+	one := make([]byte, 1)
+	measure := func(b *testing.B, open func() (net.Conn, io.Reader)) {
+		var ds []time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			c, r := open()
+			c.Write([]byte{'g'})
+			if _, err := io.ReadFull(r, one); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(t0))
+			c.Close()
+		}
+		slices.Sort(ds)
+		b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-µs")
+	}
+	b.Run("direct", func(b *testing.B) {
+		measure(b, func() (net.Conn, io.Reader) {
+			c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return c, c
+		})
+	})
+	b.Run("proxy", func(b *testing.B) {
+		addr := benchProxy(b)
+		measure(b, func() (net.Conn, io.Reader) { return tunnel(b, addr, port) })
+	})
+}
+
+// TestMemory50Connections reports (it asserts nothing about the figure) the heap and
+// goroutines the proxy holds for 50 open tunnels; run with -v (docs/benchmarks.md).
+func TestMemory50Connections(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a measurement")
+	}
+	port := sinkServer(t, 1<<30)
+	addr := benchProxy(t)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	g0 := runtime.NumGoroutine()
+	var conns []net.Conn
+	for range 50 {
+		c, br := tunnel(t, addr, port)
+		c.Write([]byte{'g'})
+		if _, err := io.ReadFull(br, make([]byte, 1)); err != nil { // the tunnel carries data
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	g1 := runtime.NumGoroutine()
+	t.Logf("50 open tunnels: heap in use +%d KiB (%.1f KiB each), goroutines +%d (client side included: 1 per sink connection)",
+		(int64(after.HeapInuse)-int64(before.HeapInuse))>>10, float64(int64(after.HeapInuse)-int64(before.HeapInuse))/50/1024, g1-g0)
+	for _, c := range conns {
+		c.Close()
+	}
+}
