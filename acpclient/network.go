@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 
+	"github.com/acpterm/acpterm/config"
 	"github.com/acpterm/acpterm/netproxy"
 	"github.com/acpterm/acpterm/permissions"
 )
@@ -43,6 +44,18 @@ func (c *Client) decideConnection(r netproxy.Request) netproxy.Decision {
 		return netproxy.Decision{Verdict: netproxy.Deny, By: "policy", Rule: "no policy engine"}
 	}
 	d := c.o.Engine.DecideHost(c.sid(), r.Host, r.Port)
+	if r.Identity.Agent && d.Verdict != permissions.Deny && d.Rule == permissions.NetworkUnmatchedRule {
+		// The agent's own model API (built in per known agent, or [policy.network]
+		// agent_allow); a deny rule still wins, and everything else is decided as for a command.
+		hosts, source := config.AgentHosts(c.cfg, c.o.Command)
+		for _, h := range hosts {
+			if hr, err := config.ParseHostRule(h); err == nil && hr.Matches(r.Host, r.Port) {
+				// A name the user wrote in agent_allow may also resolve to a private address.
+				named := !hr.Wildcard && source == "[policy.network] agent_allow"
+				return netproxy.Decision{Verdict: netproxy.Allow, By: "policy", Rule: "agent model API: " + hr.String() + " (" + source + ")", NamesHost: named}
+			}
+		}
+	}
 	by := "policy"
 	if d.Grant != "" {
 		by = "grant"

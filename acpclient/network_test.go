@@ -199,3 +199,38 @@ func TestNetworkSaveRuleAndAudit(t *testing.T) {
 		}
 	}
 }
+
+// The agent's own connections: its model API host is allowed (here by agent_allow), anything
+// else is asked about like a command's, naming the agent.
+func TestAgentConnections(t *testing.T) {
+	h := start(t, setup{policy: func(p *config.Policy) { p.Network.AgentAllow = []string{"model.acpterm.test"} }})
+	decide, ask, audit := h.c.ProxyOptions()
+	p, err := netproxy.New(netproxy.Options{Dir: t.TempDir(), Decide: decide, Ask: ask, Audit: audit,
+		Resolver: &netproxy.TestResolver{Hosts: map[string][]netip.Addr{"*.acpterm.test": {netip.MustParseAddr("127.0.0.1")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ep, err := p.NewEndpoint(netproxy.Identity{Agent: true, Label: "scriptagent"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := echoListener(t)
+	if r := <-connect(ep, fmt.Sprintf("model.acpterm.test:%d", port)); r != "200" {
+		t.Fatalf("model API: %s", r)
+	}
+	res := connect(ep, "exfil.acpterm.test:443")
+	from := 0
+	q := h.waitFor(&from, "network question", isNetworkAsk).(PermissionAsked)
+	if q.Policy.From != "agent: scriptagent" || q.Policy.Host != "exfil.acpterm.test" {
+		t.Fatalf("question %+v", q.Policy)
+	}
+	h.c.Answer(q.ID, Answer{Choice: Deny})
+	if r := <-res; !strings.HasPrefix(r, "403 ") {
+		t.Fatalf("after deny: %s", r)
+	}
+	n := h.waitFor(&from, "notice", func(e Event) bool { n, ok := e.(Notice); return ok && strings.Contains(n.Text, "exfil") }).(Notice)
+	if n.Text != "refused the agent's connection to exfil.acpterm.test:443 (refused by user)" {
+		t.Fatalf("notice %q", n.Text)
+	}
+}

@@ -256,9 +256,10 @@ type filePolicy struct {
 }
 
 type fileNetwork struct {
-	Allow     *[]string `toml:"allow"`
-	Deny      *[]string `toml:"deny"`
-	Unmatched *string   `toml:"unmatched"`
+	AgentAllow *[]string `toml:"agent_allow"`
+	Allow      *[]string `toml:"allow"`
+	Deny       *[]string `toml:"deny"`
+	Unmatched  *string   `toml:"unmatched"`
 }
 
 type fileCommands struct {
@@ -728,6 +729,22 @@ func (l *loader) network(cfg *Config, n *fileNetwork) error {
 			return l.widen("policy.network.unmatched", fmt.Sprintf("%q is looser than the current %q", v, cfg.Policy.Network.Unmatched))
 		}
 		cfg.Policy.Network.Unmatched = v
+	}
+	if n.AgentAllow != nil {
+		if l.project {
+			return l.widen("policy.network.agent_allow", "the agent's own hosts cannot be set")
+		}
+		out := []string{}
+		for i, s := range *n.AgentAllow {
+			r, err := ParseHostRule(s)
+			if err != nil {
+				return l.errf(fmt.Sprintf("policy.network.agent_allow[%d]", i), "%s", err)
+			}
+			if !slices.Contains(out, r.String()) {
+				out = append(out, r.String())
+			}
+		}
+		cfg.Policy.Network.AgentAllow = out
 	}
 	for _, ls := range []struct {
 		name string

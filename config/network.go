@@ -19,6 +19,10 @@ type Network struct {
 	Deny []string
 	// Unmatched is the verdict for a host no rule covers: "ask" (default), "deny" or "allow".
 	Unmatched string
+	// AgentAllow, when set (non-nil), replaces the built-in model API hosts of a sandboxed
+	// agent (BuiltinAgentHosts, see AgentHosts): the hosts the agent itself reaches without
+	// asking. Nil: the built-in list for the agent acpterm recognises in its command.
+	AgentAllow []string
 }
 
 // HostRule is one parsed [policy.network] rule: "example.com", "*.npmjs.org" (every name below

@@ -3,6 +3,7 @@ package config
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -107,5 +108,49 @@ func TestHostRuleMatching(t *testing.T) {
 	if !r("*.corp.example").Covers(r("a.corp.example:22")) || r("a.corp.example:22").Covers(r("a.corp.example")) ||
 		r("*.corp.example").Covers(r("corp.example")) || !r("x.com").Covers(r("x.com:1")) {
 		t.Error("Covers is wrong")
+	}
+}
+
+func TestAgentHosts(t *testing.T) {
+	for _, c := range []struct {
+		argv          []string
+		hosts, source string
+	}{
+		{[]string{"npx", "-y", "@zed-industries/claude-agent-acp@0.23.1"}, "api.anthropic.com", "built-in list for claude"},
+		{[]string{"/home/u/.cache/acpterm-agents/codex/bin/codex-acp"}, "api.openai.com chatgpt.com auth.openai.com", "built-in list for codex"},
+		{[]string{"gemini", "--acp"}, "generativelanguage.googleapis.com cloudcode-pa.googleapis.com oauth2.googleapis.com", "built-in list for gemini"},
+		{[]string{"copilot", "--acp"}, "api.githubcopilot.com *.githubcopilot.com api.github.com copilot-proxy.githubusercontent.com", "built-in list for copilot"},
+		{[]string{"my-agent"}, "", ""},
+	} {
+		hosts, src := AgentHosts(Default(t.TempDir()), c.argv)
+		if strings.Join(hosts, " ") != c.hosts || src != c.source {
+			t.Errorf("AgentHosts(%q) = %q %q, want %q %q", c.argv, hosts, src, c.hosts, c.source)
+		}
+	}
+	home, cwd, e := sandbox(t)
+	f := filepath.Join(home, "c.toml")
+	writeFile(t, f, "[policy.network]\nagent_allow = [\"llm.corp.example\"]\n")
+	cfg, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hosts, src := AgentHosts(cfg, []string{"claude-agent-acp"}); strings.Join(hosts, " ") != "llm.corp.example" || src != "[policy.network] agent_allow" {
+		t.Errorf("override: %q %q", hosts, src)
+	}
+	writeFile(t, f, "[policy.network]\nagent_allow = []\n")
+	cfg, _ = Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get})
+	if hosts, src := AgentHosts(cfg, []string{"claude-agent-acp"}); len(hosts) != 0 || src != "[policy.network] agent_allow" {
+		t.Errorf("empty override: %q %q", hosts, src)
+	}
+	writeFile(t, f, "[policy.network]\nagent_allow = [\"*\"]\n")
+	if _, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get}); err == nil || !strings.Contains(err.Error(), `:2:16: policy.network.agent_allow: host rule "*" matches every host`) {
+		t.Errorf("err %v", err)
+	}
+	for _, l := range BuiltinAgentHosts {
+		for _, h := range l.Hosts {
+			if _, err := ParseHostRule(h); err != nil {
+				t.Errorf("built-in %s host %q: %v", l.Agent, h, err)
+			}
+		}
 	}
 }

@@ -64,8 +64,8 @@ func TestReadmeDefaults(t *testing.T) {
 	if err := dec.Decode(&fc); err != nil {
 		t.Fatalf("README defaults block: %v\n%s", err, block)
 	}
-	if got, want := nilKeys(reflect.ValueOf(fc), ""), []string{"agent.command", "policy.roots", "ui.keys"}; !slices.Equal(got, want) {
-		t.Errorf("README defaults block leaves out %q, want only %q (no default agent, roots = the session cwd, no key overrides)", got, want)
+	if got, want := nilKeys(reflect.ValueOf(fc), ""), []string{"agent.command", "policy.roots", "policy.network.agent_allow", "ui.keys"}; !slices.Equal(got, want) {
+		t.Errorf("README defaults block leaves out %q, want only %q (no default agent, roots = the session cwd, the agent's hosts built in per agent, no key overrides)", got, want)
 	}
 
 	home, cwd, e := sandbox(t)
