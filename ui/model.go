@@ -86,6 +86,7 @@ type Model struct {
 	cursor            *tea.Cursor
 	needFrame         bool
 	lay               layout
+	tabHits           []tabHit // where the tab bar's tabs were last drawn (tabAt)
 	lastPaneVersions  uint64 // sum of pane screen versions at the last frame
 	predictedFor      [3]int // width, height, pane count of the last predictNewPaneSize
 	lastFrameAt       time.Time

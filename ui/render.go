@@ -141,38 +141,6 @@ func (m *Model) welcome(width int) []string {
 	return lines
 }
 
-// tabBar lists the panes when they are tabbed: "1 make · running │ 2 ls · exit 0".
-func (m *Model) tabBar(width int) string {
-	var parts []string
-	for i, p := range m.panes {
-		t := m.tabText(i, p)
-		if i == m.selected {
-			parts = append(parts, m.st.ModalSelected.Render(t))
-		} else {
-			parts = append(parts, m.st.Dim.Render(t))
-		}
-	}
-	return truncate(strings.Join(parts, m.st.Dim.Render("│")), width)
-}
-
-// tabText is one tab's label (its width decides mouse hits too).
-func (m *Model) tabText(i int, p *pane) string {
-	return fmt.Sprintf(" %d %s · %s ", i+1, truncate(p.label, 20), p.state())
-}
-
-// tabAt returns the pane whose tab covers column x of the tab bar, or -1.
-func (m *Model) tabAt(x int) int {
-	col := 0
-	for i, p := range m.panes {
-		w := ansi.StringWidth(m.tabText(i, p))
-		if x >= col && x < col+w {
-			return i
-		}
-		col += w + 1 // the "│" separator
-	}
-	return -1
-}
-
 // separatorLine is the rule above the editor: completion candidates, queue and turn state, or
 // key hints.
 func (m *Model) separatorLine(width int) string {
