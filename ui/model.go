@@ -87,8 +87,8 @@ type Model struct {
 	needFrame         bool
 	lay               layout
 	tabHits           []tabHit // where the tab bar's tabs were last drawn (tabAt)
-	lastPaneVersions  uint64 // sum of pane screen versions at the last frame
-	predictedFor      [3]int // width, height, pane count of the last predictNewPaneSize
+	lastPaneVersions  uint64   // sum of pane screen versions at the last frame
+	predictedFor      [3]int   // width, height, pane count of the last predictNewPaneSize
 	lastFrameAt       time.Time
 	bgRedrawArmed     bool
 	windowTitle       string
