@@ -76,6 +76,15 @@ type Options struct {
 	// loadSession (history is replayed as updates), else session/resume when advertised; an
 	// error otherwise.
 	LoadSession string
+	// Continue opens the most recent earlier session of Cwd instead (SessionList: the agent's
+	// session/list, else Store), as LoadSession would; Start fails when there is none.
+	Continue bool
+	// DeferSession: when neither LoadSession nor Continue is set, Start returns after
+	// initialize without a session; OpenSession opens one (prompts wait for it).
+	DeferSession bool
+	// Store is acpterm's record of sessions per agent command and cwd (nil: none kept); it
+	// lists earlier sessions when the agent has no session/list.
+	Store *SessionStore
 	// ScreenSize is the size of agent-owned terminal screens (zero → 80x24).
 	ScreenSize terminals.Size
 	// Mode chooses the session mode at start ([agent] mode): "" or ModeAsking switches to the
@@ -168,6 +177,10 @@ type Client struct {
 	terms       map[string]*clientTerm
 	agentTerms  map[string]*agentTerm
 	el          elicitations
+	sessMu      sync.Mutex // serialises opening sessions (OpenSession, ForkSession)
+	loadID      string     // the session openSession opens ("" new), under sessMu
+	forkFrom    string     // openSession forks this session instead ("" no fork), under sessMu
+	initResp    acp.InitializeResponse
 	closing     bool
 	dead        bool
 	exitErr     *AgentExitError
@@ -332,15 +345,19 @@ func (c *Client) handshake(ctx context.Context) error {
 	c.mu.Unlock()
 	c.log.Info("agent initialized", "name", c.info.AgentName, "version", c.info.AgentVersion)
 
-	err = c.openSession(ctx, init)
-	var re *acp.RequestError
-	if err != nil && errors.As(err, &re) && re.Code == -32000 && len(init.AuthMethods) > 0 {
-		if aerr := c.authenticate(ctx, init.AuthMethods); aerr != nil {
-			return aerr
+	c.initResp = init
+	c.loadID = c.o.LoadSession
+	if c.o.Continue && c.loadID == "" {
+		id, err := c.latestSession(ctx)
+		if err != nil {
+			return err
 		}
-		err = c.openSession(ctx, init)
+		c.loadID = id
 	}
-	return err
+	if c.o.DeferSession && c.loadID == "" {
+		return nil // OpenSession opens one
+	}
+	return c.openSession(ctx, init)
 }
 
 func (c *Client) authenticate(ctx context.Context, methods []acp.AuthMethod) error {
@@ -362,7 +379,21 @@ func (c *Client) authenticate(ctx context.Context, methods []acp.AuthMethod) err
 	return nil
 }
 
+// openSession opens c.loadID (load or resume), forks c.forkFrom, or opens a new session,
+// authenticating first when the agent demands it.
 func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) error {
+	err := c.openSessionOnce(ctx, init)
+	var re *acp.RequestError
+	if err != nil && errors.As(err, &re) && re.Code == -32000 && len(init.AuthMethods) > 0 {
+		if aerr := c.authenticate(ctx, init.AuthMethods); aerr != nil {
+			return aerr
+		}
+		err = c.openSessionOnce(ctx, init)
+	}
+	return err
+}
+
+func (c *Client) openSessionOnce(ctx context.Context, init acp.InitializeResponse) error {
 	sctx, cancel := context.WithTimeout(ctx, c.o.InitTimeout)
 	defer cancel()
 	// Never null: a nil slice marshals as null, which agents reject.
@@ -379,9 +410,17 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 		what   = "session/new"
 	)
 	switch {
-	case c.o.LoadSession != "" && init.AgentCapabilities.LoadSession:
+	case c.forkFrom != "":
+		what = "session/fork"
+		var r acp.UnstableForkSessionResponse
+		r, err = c.conn.UnstableForkSession(sctx, acp.UnstableForkSessionRequest{SessionId: acp.SessionId(c.forkFrom), Cwd: c.o.Cwd})
+		sid, modes = string(r.SessionId), r.Modes
+		for _, o := range r.ConfigOptions {
+			opts = append(opts, stableConfigOption(o))
+		}
+	case c.loadID != "" && init.AgentCapabilities.LoadSession:
 		what = "session/load"
-		sid = c.o.LoadSession
+		sid = c.loadID
 		// Updates replayed before the response belong to this id (they are buffered until
 		// SessionStarted is out, like any update before setup ends).
 		c.mu.Lock()
@@ -390,14 +429,14 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 		var r acp.LoadSessionResponse
 		r, err = c.conn.LoadSession(sctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp, AdditionalDirectories: c.additionalDirs(init)})
 		modes, opts = r.Modes, r.ConfigOptions
-	case c.o.LoadSession != "" && init.AgentCapabilities.SessionCapabilities.Resume != nil:
+	case c.loadID != "" && init.AgentCapabilities.SessionCapabilities.Resume != nil:
 		what = "session/resume"
-		sid = c.o.LoadSession
+		sid = c.loadID
 		var r acp.ResumeSessionResponse
 		r, err = c.conn.ResumeSession(sctx, acp.ResumeSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp, AdditionalDirectories: c.additionalDirs(init)})
 		modes, opts = r.Modes, r.ConfigOptions
-	case c.o.LoadSession != "":
-		return fmt.Errorf("acpclient: cannot load session %q: the agent supports neither session/load nor session/resume: %w", c.o.LoadSession, ErrNotSupported)
+	case c.loadID != "":
+		return fmt.Errorf("acpclient: cannot load session %q: the agent supports neither session/load nor session/resume: %w", c.loadID, ErrNotSupported)
 	default:
 		var r acp.NewSessionResponse
 		r, err = c.conn.NewSession(sctx, acp.NewSessionRequest{Cwd: c.o.Cwd, McpServers: mcp, AdditionalDirectories: c.additionalDirs(init)})
@@ -418,8 +457,9 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 	c.sessionID = sid
 	c.info.SessionID = sid
 	c.info.Modes, c.info.Models, c.info.ConfigOptions = modes, models, opts
-	c.q.push(SessionStarted{Info: c.infoLocked()})
+	c.q.push(SessionStarted{Info: c.infoLocked(), Via: what, ForkedFrom: c.forkFrom})
 	c.started = true
+	c.cond.Broadcast() // prompts typed before the session existed may go
 	early := c.early
 	c.early = nil
 	for _, n := range early {
@@ -431,6 +471,7 @@ func (c *Client) openSession(ctx context.Context, init acp.InitializeResponse) e
 	}
 	c.mu.Unlock()
 	c.log.Info("session started", "session", sid, "via", what)
+	c.record("", false)
 	return nil
 }
 
@@ -596,7 +637,8 @@ func (c *Client) promptLoop() {
 	defer c.wg.Done()
 	for {
 		c.mu.Lock()
-		for len(c.prompts) == 0 && !c.closing && !c.dead {
+		// A prompt waits for a session (Options.DeferSession, or one being opened).
+		for (len(c.prompts) == 0 || !c.started) && !c.closing && !c.dead {
 			c.cond.Wait()
 		}
 		if c.closing || c.dead {
@@ -620,6 +662,7 @@ func (c *Client) promptLoop() {
 		sid := c.sessionID
 		c.q.push(TurnStarted{Prompt: text})
 		c.mu.Unlock()
+		c.record(promptTitle(text), false)
 
 		resp, err := c.conn.Prompt(ctx, acp.PromptRequest{SessionId: acp.SessionId(sid), Prompt: c.promptBlocks(text)})
 		stop()
@@ -987,6 +1030,12 @@ func (c *Client) shutdown() {
 		c.mu.Unlock()
 		c.cancelPending("cancel")
 		c.releaseTerminals()
+		c.mu.Lock()
+		sid, started := c.sessionID, c.started
+		c.mu.Unlock()
+		if started {
+			c.closeSession(sid) // ACP session/close, when advertised
+		}
 		_ = c.proc.stdin.Close()
 		select {
 		case <-c.proc.exited:

@@ -24,11 +24,17 @@ import (
 // CancelRequested, TurnEnded, AgentExited, Notice. Events are values; the receiver may keep them.
 type Event interface{ isEvent() }
 
-// SessionStarted is emitted once, after session/new (or load/resume) succeeded and before any
+// SessionStarted is emitted after session/new (or load, resume, fork) succeeded and before any
 // session/update of that session. Info carries the agent's identity, the session id, and the
-// initial modes, models, config options and commands.
+// initial modes, models, config options and commands. Another one follows whenever the client
+// opens another session (OpenSession, ForkSession); State.Apply then starts a new conversation.
 type SessionStarted struct {
 	Info Info
+	// Via is how the session was opened: "session/new", "session/load" (its history follows as
+	// updates), "session/resume" (no history) or "session/fork".
+	Via string
+	// ForkedFrom is the session a fork was made of ("" otherwise).
+	ForkedFrom string
 }
 
 // TurnStarted is emitted when a queued prompt is sent to the agent (session/prompt), i.e. when the

@@ -152,6 +152,12 @@ type State struct {
 func (s *State) Apply(ev Event) {
 	switch e := ev.(type) {
 	case SessionStarted:
+		if s.Info.SessionID != "" && (e.Via == "session/load" || e.Info.SessionID != s.Info.SessionID && e.ForkedFrom != s.Info.SessionID) {
+			// Another session, or this one loaded again (its history is replayed): the
+			// conversation starts afresh. A fork of this one keeps it: the agent copied the
+			// history and replays nothing.
+			*s = State{Notices: s.Notices, Exited: s.Exited, Terminals: s.Terminals, Turns: s.Turns}
+		}
 		s.Info = e.Info
 		if e.Info.Modes != nil {
 			s.Mode = string(e.Info.Modes.CurrentModeId)

@@ -38,6 +38,12 @@ func (c *Client) onNotification(n acp.SessionNotification) {
 		return
 	}
 	c.applyUpdateLocked(n.Update)
+	if u := n.Update.SessionInfoUpdate; u != nil && u.SessionUpdate == "session_info_update" && u.Title != nil && *u.Title != "" && c.o.Store != nil && !c.closing {
+		// The agent's own title names the session in acpterm's records from now on.
+		title := *u.Title
+		c.wg.Add(1)
+		go func() { defer c.wg.Done(); c.record(title, true) }()
+	}
 }
 
 // applyUpdateLocked records what the client itself needs from an update (tool call details for

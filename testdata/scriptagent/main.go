@@ -15,6 +15,8 @@
 //	version2            answer initialize with protocolVersion 2
 //	load                advertise loadSession; session/load replays two messages
 //	dirs                advertise sessionCapabilities.additionalDirectories
+//	sessions            loadSession, list, resume, fork, delete, close over $SCRIPTAGENT_STATE
+//	resume-only         list, resume and close only (no load, no history replay)
 //
 // The first word of each prompt picks the turn's script (see turn()).
 package main
@@ -239,6 +241,10 @@ func (a *agent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Init
 			},
 		},
 	}
+	if sessionsMode {
+		r.AgentCapabilities.LoadSession = scenario == "sessions"
+		r.AgentCapabilities.SessionCapabilities = sessionCaps()
+	}
 	if scenario == "version2" {
 		r.ProtocolVersion = 2
 	}
@@ -278,6 +284,9 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	if scenario == "auth" && !authed {
 		return acp.NewSessionResponse{}, acp.NewAuthRequired(nil)
 	}
+	if sessionsMode {
+		sid = newStoredSession(p.Cwd)
+	}
 	fmt.Fprintf(os.Stderr, "session/new cwd=%s mcpServers=%d additionalDirectories=%q\n", p.Cwd, len(p.McpServers), p.AdditionalDirectories)
 	offerMCP(p.McpServers)
 	// Sent before the response: the client must keep it.
@@ -289,6 +298,9 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 }
 
 func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	if sessionsMode {
+		return a.loadStored(ctx, p)
+	}
 	id := p.SessionId
 	sid = id
 	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: id, Update: acp.UpdateUserMessageText("old question")})
@@ -308,13 +320,20 @@ func (a *agent) Cancel(context.Context, acp.CancelNotification) error {
 	}
 	return nil
 }
-func (a *agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+func (a *agent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	fmt.Fprintf(os.Stderr, "session/close %s\n", p.SessionId)
 	return acp.CloseSessionResponse{}, nil
 }
-func (a *agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+func (a *agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	if sessionsMode {
+		return listStored(p), nil
+	}
 	return acp.ListSessionsResponse{}, acp.NewMethodNotFound("session/list")
 }
-func (a *agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+func (a *agent) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	if sessionsMode {
+		return a.resumeStored(p)
+	}
 	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound("session/resume")
 }
 
@@ -338,6 +357,7 @@ func (a *agent) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfig
 
 // say sends an agent message chunk.
 func (a *agent) say(text string) {
+	remember("agent", text)
 	_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: acp.UpdateAgentMessageText(text)})
 }
 
@@ -422,6 +442,7 @@ func outcomeText(r acp.RequestPermissionResponse, err error) string {
 // Prompt plays one turn; the prompt's first word picks the script.
 func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
 	text, blocks := promptText(p)
+	remember("user", text)
 	f := strings.Fields(text)
 	if len(f) == 0 {
 		f = []string{"echo"}
