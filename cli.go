@@ -41,6 +41,9 @@ type cliOptions struct {
 	auditLog   string
 	logFile    string
 	trace      string // --trace FILE: the JSON-RPC protocol trace
+	resume     string // --resume ID ("" none)
+	pick       bool   // --resume without an id: the session picker
+	cont       bool   // --continue: the latest session of the cwd
 	demo       bool
 	version    bool
 	help       bool
@@ -75,6 +78,10 @@ Flags:
                     forms); repeatable; without any, questions are declined
   --audit-log FILE  audit log (default $XDG_STATE_HOME/acpterm/audit.jsonl)
   --log FILE        diagnostics log (default $XDG_STATE_HOME/acpterm/acpterm.log; rotated at 16 MiB, one old file kept)
+  --resume [ID]     resume session ID (ACP session/load, else session/resume); without an
+                    ID, pick one of this directory's earlier sessions (interactive only);
+                    put the agent after "--" (acpterm --resume -- AGENT)
+  --continue        resume the most recent session of this directory
   --trace FILE      write every JSON-RPC message to and from the agent to FILE (JSONL,
                     timestamped; for bug reports: it holds prompts, file contents and output)
   --demo            run the built-in scripted demo agent
@@ -88,6 +95,25 @@ Exit status: 0 every prompt turn ended with a stop reason; 1 agent or protocol f
 `
 
 // parseArgs parses the main command line (not the subcommands). Errors wrap errUsage.
+// resumePick is what parseArgs reads as the value of a --resume given without an id.
+const resumePick = "\x00pick"
+
+// optionalResume rewrites a --resume that has no id (the last flag, or followed by "--" or
+// another flag) to --resume=<resumePick>, so the flag package can parse it.
+func optionalResume(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "--resume" || a == "-resume") && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
+			a = "--resume=" + resumePick
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 func parseArgs(args []string) (cliOptions, error) {
 	var o cliOptions
 	fs := flag.NewFlagSet("acpterm", flag.ContinueOnError)
@@ -101,11 +127,13 @@ func parseArgs(args []string) (cliOptions, error) {
 	fs.StringVar(&o.auditLog, "audit-log", "", "")
 	fs.StringVar(&o.logFile, "log", "", "")
 	fs.StringVar(&o.trace, "trace", "", "")
+	fs.StringVar(&o.resume, "resume", "", "")
+	fs.BoolVar(&o.cont, "continue", false, "")
 	fs.BoolVar(&o.demo, "demo", false, "")
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.BoolVar(&o.help, "help", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(optionalResume(args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			o.help = true
 			return o, nil
@@ -133,6 +161,17 @@ func parseArgs(args []string) (cliOptions, error) {
 	}
 	if len(o.answers) > 0 && !o.headless {
 		return o, usageError("--answer answers questions in --headless mode only; the interactive mode asks you")
+	}
+	if o.resume == resumePick {
+		o.resume, o.pick = "", true
+	}
+	switch {
+	case (o.resume != "" || o.pick) && o.cont:
+		return o, usageError("--resume and --continue both choose the session; give one")
+	case o.pick && o.headless:
+		return o, usageError("--resume without an id shows a picker, which needs the interactive mode; give the session id, or use --continue")
+	case strings.TrimSpace(o.resume) != o.resume:
+		return o, usageError("--resume %q: a session id has no surrounding spaces", o.resume)
 	}
 	if o.demo && len(o.agent) > 0 {
 		return o, usageError("--demo runs the built-in agent; do not also name an agent (%q)", strings.Join(o.agent, " "))

@@ -300,6 +300,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	s.client, err = acpclient.Start(ctx, acpclient.Options{
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
 		Log: logger, Env: agentEnv, Mode: cfg.Agent.Mode, Trace: trace, ExtraMcpServers: s.mcp.serversFunc(),
+		LoadSession: o.resume, Continue: o.cont, DeferSession: o.pick, Store: sessionStore(getenv),
 	})
 	if s.client != nil && s.mcp != nil {
 		s.mcp.client.Store(s.client)
@@ -340,6 +341,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	err = ui.Run(ctx, ui.Options{
 		Client: s.client, Config: cfg, Engine: engine, Terminals: s.mgr,
 		AgentName: filepath.Base(agent[0]), Wake: wake, Prompts: prompts, Warnings: grantWarnings,
+		PickSession: o.pick,
 	})
 	switch {
 	case err == nil:
@@ -349,6 +351,16 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	default:
 		return exitFailure, err
 	}
+}
+
+// sessionStore is acpterm's record of sessions ($XDG_STATE_HOME/acpterm/sessions.json); nil
+// when there is no state directory.
+func sessionStore(getenv func(string) string) *acpclient.SessionStore {
+	d := config.StateDir(getenv)
+	if d == "" {
+		return nil
+	}
+	return acpclient.NewSessionStore(filepath.Join(d, "sessions.json"))
 }
 
 // sessionDir returns the absolute, existing session cwd: --cwd, a fresh scratch directory for

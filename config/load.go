@@ -83,7 +83,7 @@ var KeyActions = []string{
 	"close_pane", "grants", "help", "approve_once", "approve_always", "reject_once", "reject_always",
 	"interrupt", "send", "newline", "complete", "history_prev", "history_next", "next_pane",
 	"focus_pane", "pane_scroll_up", "pane_scroll_down", "toggle_thoughts", "cycle_mode", "cycle_model",
-	"kill_pane", "suspend", "conversation_pager", "answer",
+	"kill_pane", "suspend", "conversation_pager", "answer", "sessions", "options",
 }
 
 // Default returns the built-in configuration for a session in cwd (made real with

@@ -66,6 +66,9 @@ type Options struct {
 	Wake *Wake
 	// Prompts are sent in order as if typed, one turn each (the --prompt flag).
 	Prompts []string
+	// PickSession opens the session picker first (acpterm --resume without an id; the client
+	// was started with acpclient.Options.DeferSession): closing it opens a new session.
+	PickSession bool
 	// Warnings are shown as banners when the program starts (e.g. saved grants that were
 	// skipped: permissions.Engine.GrantWarnings).
 	Warnings []string
@@ -128,6 +131,7 @@ func Run(ctx context.Context, o Options) error {
 		polling:   o.Wake == nil,
 	})
 	m.queue = append(m.queue, o.Prompts...)
+	m.pickAtStart = o.PickSession
 	for _, w := range o.Warnings {
 		m.addBanner("warn", sanitizeLine(w))
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
@@ -18,6 +19,10 @@ type agentAPI interface {
 	Cancel()
 	Answer(requestID string, a acpclient.Answer)
 	AnswerElicitation(id string, a acpclient.ElicitationAnswer) error
+	SessionList(ctx context.Context) ([]acpclient.SessionEntry, string, error)
+	OpenSession(ctx context.Context, id string) error
+	ForkSession(ctx context.Context, id string) error
+	DeleteSession(ctx context.Context, id string) error
 	SetMode(id string) error
 	SetConfigOption(id, value string) error
 	SetModel(id string) error
@@ -74,6 +79,18 @@ func (a clientAgent) Prompt(text string)                     { a.c.Prompt(text) 
 func (a clientAgent) Cancel()                                { a.c.Cancel() }
 func (a clientAgent) Answer(id string, ans acpclient.Answer) { a.c.Answer(id, ans) }
 func (a clientAgent) SetMode(id string) error                { return a.c.SetMode(id) }
+func (a clientAgent) SessionList(ctx context.Context) ([]acpclient.SessionEntry, string, error) {
+	return a.c.SessionList(ctx)
+}
+func (a clientAgent) OpenSession(ctx context.Context, id string) error {
+	return a.c.OpenSession(ctx, id)
+}
+func (a clientAgent) ForkSession(ctx context.Context, id string) error {
+	return a.c.ForkSession(ctx, id)
+}
+func (a clientAgent) DeleteSession(ctx context.Context, id string) error {
+	return a.c.DeleteSession(ctx, id)
+}
 func (a clientAgent) AnswerElicitation(id string, ans acpclient.ElicitationAnswer) error {
 	return a.c.AnswerElicitation(id, ans)
 }

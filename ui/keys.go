@@ -26,6 +26,9 @@ type KeyMap struct {
 	KillPane, ConvPager              key.Binding
 	CycleMode, CycleModel, Grants    key.Binding
 	Help, Suspend                    key.Binding
+	// Sessions opens the session picker (sessions.go); Options the config options dialog
+	// (options.go).
+	Sessions, Options key.Binding
 
 	// Answer moves the keyboard to an approval request that arrived while the user was typing
 	// (it then waits, "tab answers"); it shares its key with Complete, which it wins over only
@@ -63,6 +66,8 @@ var keyDocs = map[string]struct{ key, desc string }{
 	"cycle_mode":         {"", "switch mode"},
 	"cycle_model":        {"", "switch model"},
 	"grants":             {"", "grants (revoke)"},
+	"sessions":           {"", "sessions: resume, fork, delete"},
+	"options":            {"", "session options (config options)"},
 	"help":               {"", "help"},
 	"suspend":            {"", "suspend acpterm (fg resumes)"},
 	"answer":             {"", "answer a waiting approval"},
@@ -103,6 +108,7 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 		"pager": &km.Pager, "conversation_pager": &km.ConvPager, "close_pane": &km.ClosePane, "kill_pane": &km.KillPane, "toggle_thoughts": &km.ToggleThoughts,
 		"cycle_mode": &km.CycleMode, "cycle_model": &km.CycleModel, "grants": &km.Grants,
 		"help": &km.Help, "focus_next": &km.NextPane, "suspend": &km.Suspend, "answer": &km.Answer,
+		"sessions": &km.Sessions, "options": &km.Options,
 		"approve_once": &km.ApproveOnce, "approve_always": &km.ApproveAlways,
 		"reject_once": &km.RejectOnce, "reject_always": &km.RejectAlways,
 	}
@@ -171,7 +177,7 @@ func (km KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit, km.Suspend},
 		{km.NextPane, km.FocusPane, km.LeavePane, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
-		{km.ScrollUp, km.ScrollDown, km.ConvPager, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Grants, km.Help},
+		{km.ScrollUp, km.ScrollDown, km.ConvPager, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Options, km.Sessions, km.Grants, km.Help},
 		append([]key.Binding{km.Answer, km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways}, modalHelp...),
 	}
 }

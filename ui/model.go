@@ -121,6 +121,8 @@ type Model struct {
 	// gets keys first. appr is the approval overlay, on the stack while a request waits.
 	overlays []overlay
 
+	pickAtStart bool // open the session picker first (acpterm --resume without an id)
+
 	elicits []acpclient.ElicitationAsked // pending elicitations, oldest first (elicitation.go)
 	elicit  *elicitForm                  // the dialog of elicits[0], on the overlay stack
 
@@ -287,6 +289,10 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) Init() tea.Cmd {
 	m.tickArmed = false // ticks armed before the program ran were never scheduled
 	cmds := []tea.Cmd{m.nextPrompt(), m.armTick()}
+	if m.pickAtStart {
+		m.pickAtStart = false
+		cmds = append(cmds, m.openSessions(true))
+	}
 	if m.theme == "auto" && !m.noColor && m.scr == nil {
 		cmds = append(cmds, tea.RequestBackgroundColor) // with a screen, its start asks
 	}
@@ -432,6 +438,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.addBanner("error", "kill "+msg.label+": "+msg.err.Error())
 		}
 		return nil
+	case sessionListMsg:
+		m.onSessionList(msg)
+		return nil
+	case sessionDoneMsg:
+		return m.onSessionDone(msg)
 	case elicitAnsweredMsg:
 		m.onElicitAnswered(msg)
 		return nil

@@ -28,6 +28,7 @@ type fakeAgent struct {
 	mu      sync.Mutex
 	calls   []string
 	screens map[string]*terminals.Screen
+	info    acpclient.Info // what Info returns
 }
 
 func (f *fakeAgent) rec(s string)       { f.mu.Lock(); f.calls = append(f.calls, s); f.mu.Unlock() }
@@ -42,7 +43,7 @@ func (f *fakeAgent) SetConfigOption(id, value string) error {
 	return nil
 }
 func (f *fakeAgent) SetModel(id string) error { f.rec("model " + id); return nil }
-func (f *fakeAgent) Info() acpclient.Info     { return acpclient.Info{} }
+func (f *fakeAgent) Info() acpclient.Info     { return f.info }
 func (f *fakeAgent) Screen(id string) (*terminals.Screen, bool) {
 	s, ok := f.screens[id]
 	return s, ok

@@ -13,6 +13,7 @@ import (
 
 // handleEvent folds one acpclient event into the state and reacts to it.
 func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
+	prevSession := m.state.Info.SessionID
 	m.state.Apply(ev)
 	m.markDirty()
 	m.syncAwaiting()
@@ -77,6 +78,8 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 				cmds = append(cmds, tea.Raw("\a"))
 			}
 		}
+	case acpclient.SessionStarted:
+		m.onSessionStarted(e, prevSession)
 	case acpclient.ElicitationAsked, acpclient.ElicitationResolved, acpclient.ElicitationCompleted:
 		m.onElicitation(ev)
 	case acpclient.PermissionResolved:

@@ -124,6 +124,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.cycleMode()
 	case key.Matches(k, m.keys.CycleModel):
 		return m.cycleModel()
+	case key.Matches(k, m.keys.Sessions):
+		return m.openSessions(false)
 	case key.Matches(k, m.keys.Grants):
 		m.openGrants()
 		return nil
