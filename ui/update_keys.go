@@ -126,6 +126,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.cycleModel()
 	case key.Matches(k, m.keys.Sessions):
 		return m.openSessions(false)
+	case key.Matches(k, m.keys.Options):
+		m.openOptions()
+		return nil
 	case key.Matches(k, m.keys.Grants):
 		m.openGrants()
 		return nil

@@ -17,6 +17,7 @@
 //	dirs                advertise sessionCapabilities.additionalDirectories
 //	sessions            loadSession, list, resume, fork, delete, close over $SCRIPTAGENT_STATE
 //	resume-only         list, resume and close only (no load, no history replay)
+//	options             config options "effort" (select, thought_level) and "brief" (boolean) too
 //
 // The first word of each prompt picks the turn's script (see turn()).
 package main
@@ -172,6 +173,8 @@ type agent struct {
 	authenticated bool
 	mode          string
 	model         string
+	effort        string // scenario "options"
+	brief         bool   // scenario "options"
 	cancels       chan struct{} // one token per session/cancel received
 }
 
@@ -274,6 +277,9 @@ func (a *agent) sessionState() (*acp.SessionModeState, []acp.SessionConfigOption
 		Id: "model", Name: "Model", Type: "select", CurrentValue: acp.SessionConfigValueId(a.model),
 		Options: acp.SessionConfigSelectOptions{Ungrouped: &acp.SessionConfigSelectOptionsUngrouped{
 			{Value: "fast", Name: "Fast"}, {Value: "smart", Name: "Smart"}}}}}}
+	if scenario == "options" {
+		opts = append(opts, optionsScenario(a.effort, a.brief)...)
+	}
 	return modes, opts
 }
 
@@ -345,6 +351,10 @@ func (a *agent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest)
 }
 
 func (a *agent) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	if scenario == "options" && a.setOption(p) {
+		_, opts := a.sessionState()
+		return acp.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
+	}
 	if p.ValueId == nil || p.ValueId.ConfigId != "model" {
 		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]any{"error": "unknown option"})
 	}
