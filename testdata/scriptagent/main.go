@@ -173,8 +173,8 @@ type agent struct {
 	authenticated bool
 	mode          string
 	model         string
-	effort        string // scenario "options"
-	brief         bool   // scenario "options"
+	effort        string        // scenario "options"
+	brief         bool          // scenario "options"
 	cancels       chan struct{} // one token per session/cancel received
 }
 
