@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -51,6 +52,9 @@ var oracleConfig = filepath.Join("testdata", "oracle", "typical.toml")
 // oracleRealPrograms are the programs the stub replaces itself with after recording (copies of
 // the real ones): shells, so nested scripts run, and wrappers, so the commands they start run.
 var oracleRealPrograms = []string{"bash", "dash", "sh", "env", "timeout", "nice", "nohup", "xargs", "find", "setsid"}
+
+// oracleShells are the stub names that start a real shell.
+var oracleShells = setOf("bash", "dash", "sh")
 
 // oracleCodeBuiltins are the builtins whose run (seen in the -x trace) the analyser must
 // account for with a leaf or a wrapper of that name: they run code, change how later words
@@ -595,7 +599,9 @@ func judgeRun(e *Engine, b *oracleBox, d Decision, r *oracleRun) []string {
 			problems = append(problems, "a program ran with an empty argv")
 			continue
 		}
-		covered := labels[filepath.Base(rec.Argv[0])]
+		// A shell is a real copy: what it runs is recorded and judged on its own, so the
+		// shell process itself needs no leaf (bash -c '' runs nothing).
+		covered := labels[filepath.Base(rec.Argv[0])] || oracleShells[filepath.Base(rec.Exec)]
 		for _, l := range d.Leaves {
 			if argvMatches(l.Argv, rec.Argv) {
 				covered = true
@@ -807,6 +813,39 @@ var oracleKnownFailures = map[string]string{
 	"bash -lc 'git status'": "a login shell runs /etc/profile (here: id -u) and resets PATH before git status; the analyser reports only git status",
 }
 
+// oracleKnownClasses are families of known failures FuzzOracle skips, so a short fuzz pass in
+// CI does not fail on yet another spelling of a failure already listed; each must match at least
+// one line of oracleKnownFailures (TestOracleKnownClasses), so fixing the family and removing
+// its lines removes the class too.
+var oracleKnownClasses = map[string]*regexp.Regexp{
+	"multi-digit io number (dash reads one digit)": regexp.MustCompile(`(^|[^0-9A-Za-z_$])[0-9]{2,}[<>]`),
+}
+
+// oracleKnownClass returns the known failure class line belongs to, or "".
+func oracleKnownClass(line string) string {
+	for name, re := range oracleKnownClasses {
+		if re.MatchString(line) {
+			return name
+		}
+	}
+	return ""
+}
+
+// TestOracleKnownClasses: every class FuzzOracle skips still has a known failing seed.
+func TestOracleKnownClasses(t *testing.T) {
+	for name, re := range oracleKnownClasses {
+		n := 0
+		for line := range oracleKnownFailures {
+			if re.MatchString(line) {
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("known failure class %q matches no line of oracleKnownFailures: remove the class", name)
+		}
+	}
+}
+
 // TestOracleSeeds runs the differential oracle over every seed line: no allowed line may do
 // anything the analyser did not report, except the known failures, which must still fail.
 func TestOracleSeeds(t *testing.T) {
@@ -981,7 +1020,7 @@ func FuzzOracle(f *testing.F) {
 		if len(line) > 1024 || strings.IndexByte(line, 0) >= 0 {
 			return
 		}
-		if _, known := oracleKnownFailures[line]; known {
+		if _, known := oracleKnownFailures[line]; known || oracleKnownClass(line) != "" {
 			return
 		}
 		c, err := h.check(line)
