@@ -285,7 +285,6 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 		c.q.abandon()
 		return nil, err
 	}
-	c.chooseMode()
 	return c, nil
 }
 
@@ -457,7 +456,15 @@ func (c *Client) openSessionOnce(ctx context.Context, init acp.InitializeRespons
 	c.sessionID = sid
 	c.info.SessionID = sid
 	c.info.Modes, c.info.Models, c.info.ConfigOptions = modes, models, opts
+	c.mu.Unlock()
+	// The mode is chosen before SessionStarted, which then carries it: nobody sees the agent's
+	// own mode flash by (updates the agent sends meanwhile are buffered like any before it).
+	notes := c.chooseMode()
+	c.mu.Lock()
 	c.q.push(SessionStarted{Info: c.infoLocked(), Via: what, ForkedFrom: c.forkFrom})
+	for _, n := range notes {
+		c.q.push(n)
+	}
 	c.started = true
 	c.cond.Broadcast() // prompts typed before the session existed may go
 	early := c.early
@@ -854,19 +861,40 @@ func (c *Client) SetMode(id string) error {
 	}
 	c.mu.Lock()
 	u := acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeId: acp.SessionModeId(id)}}
-	c.applyUpdateLocked(u)
+	c.localUpdateLocked(u)
 	c.mu.Unlock()
 	return nil
 }
 
-// chooseMode applies Options.Mode once the session exists: it switches to the asking mode (or
-// the configured one) and says what it did in a Notice; a failure is a warning Notice, never
-// fatal.
-func (c *Client) chooseMode() {
+// localUpdateLocked applies an update acpterm derived from its own successful call (set_mode,
+// set_config_option). During session setup (before SessionStarted) it only changes the Info
+// that SessionStarted will carry.
+func (c *Client) localUpdateLocked(u acp.SessionUpdate) {
+	if c.started {
+		c.applyUpdateLocked(u)
+		return
+	}
+	switch {
+	case u.CurrentModeUpdate != nil:
+		if c.info.Modes != nil {
+			m := *c.info.Modes
+			m.CurrentModeId = u.CurrentModeUpdate.CurrentModeId
+			c.info.Modes = &m
+		}
+	case u.ConfigOptionUpdate != nil:
+		c.info.ConfigOptions = u.ConfigOptionUpdate.ConfigOptions
+	}
+}
+
+// chooseMode applies Options.Mode once the session exists, before SessionStarted: it switches
+// to the asking mode (or the configured one) and returns the Notices saying what it did; a
+// failure is a warning Notice, never fatal.
+func (c *Client) chooseMode() []Event {
 	c.mu.Lock()
 	info := c.info
 	c.mu.Unlock()
 	family := info.Family
+	var notes []Event
 	ms := ModesOf(info.Modes, "", info.ConfigOptions)
 	setting := c.o.Mode
 	if setting == "" {
@@ -874,18 +902,18 @@ func (c *Client) chooseMode() {
 	}
 	if setting == ModeAgent || len(ms.Options) == 0 {
 		if setting != ModeAgent && setting != ModeAsking {
-			c.q.push(Notice{Level: "warning", Text: fmt.Sprintf("[agent] mode = %q: the agent offers no modes", setting)})
+			return append(notes, Notice{Level: "warning", Text: fmt.Sprintf("[agent] mode = %q: the agent offers no modes", setting)})
 		}
-		return
+		return notes
 	}
 	target := setting
 	if setting == ModeAsking {
 		id, ok := ApprovingMode(family, ms)
 		if !ok {
 			if ModeAsks(family, ms.Current, info.ModeAsked) == AsksNo {
-				c.q.push(Notice{Level: "warning", Text: fmt.Sprintf("the agent's mode %q does not ask before acting, and acpterm knows no mode of this agent that does: switch with alt+m or set [agent] mode", ms.Name(ms.Current))})
+				return append(notes, Notice{Level: "warning", Text: fmt.Sprintf("the agent's mode %q does not ask before acting, and acpterm knows no mode of this agent that does: switch with alt+m or set [agent] mode", ms.Name(ms.Current))})
 			}
-			return
+			return notes
 		}
 		target = id
 	} else if !ms.Has(setting) {
@@ -893,18 +921,16 @@ func (c *Client) chooseMode() {
 		for _, o := range ms.Options {
 			ids = append(ids, o.ID)
 		}
-		c.q.push(Notice{Level: "warning", Text: fmt.Sprintf("[agent] mode = %q is not one of the agent's modes (%s); the agent's mode %q stays", setting, strings.Join(ids, ", "), ms.Current)})
-		return
+		return append(notes, Notice{Level: "warning", Text: fmt.Sprintf("[agent] mode = %q is not one of the agent's modes (%s); the agent's mode %q stays", setting, strings.Join(ids, ", "), ms.Current)})
 	}
 	if target == ms.Current {
-		return
+		return notes
 	}
 	if err := c.SetMode(target); err != nil {
-		c.q.push(Notice{Level: "warning", Text: fmt.Sprintf("could not switch the agent to mode %q: %v", target, err)})
-		return
+		return append(notes, Notice{Level: "warning", Text: fmt.Sprintf("could not switch the agent to mode %q: %v", target, err)})
 	}
 	c.log.Info("mode chosen", "from", ms.Current, "to", target, "setting", setting)
-	c.q.push(Notice{Level: "info", Text: fmt.Sprintf("mode %s → %s (chosen by acpterm; [agent] mode = \"agent\" keeps the agent's own)", ms.Name(ms.Current), ms.Name(target))})
+	return append(notes, Notice{Level: "info", Text: fmt.Sprintf("mode %s → %s (chosen by acpterm; [agent] mode = \"agent\" keeps the agent's own)", ms.Name(ms.Current), ms.Name(target))})
 }
 
 // SetModel switches the model through session/set_model, the models API that gemini-cli and
@@ -974,7 +1000,7 @@ func (c *Client) SetConfigOption(id, value string) error {
 		return fmt.Errorf("acpclient: session/set_config_option %q=%q: %w", id, value, err)
 	}
 	c.mu.Lock()
-	c.applyUpdateLocked(acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{SessionUpdate: "config_option_update", ConfigOptions: resp.ConfigOptions}})
+	c.localUpdateLocked(acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{SessionUpdate: "config_option_update", ConfigOptions: resp.ConfigOptions}})
 	c.mu.Unlock()
 	return nil
 }

@@ -110,6 +110,14 @@ func (c *Client) ReadTextFile(ctx context.Context, p acp.ReadTextFileRequest) (a
 		if errors.Is(err, permissions.ErrOutside) {
 			c.refusedFile("read", p.Path, err.Error(), "")
 		}
+		if errors.Is(err, permissions.ErrNotFound) && c.info.Family == FamilyGemini {
+			// gemini-cli reads a file before writing it and takes only a thrown Error naming
+			// ENOENT as "new file"; its ACP connection rejects with the plain JSON-RPC error
+			// object, so any error fails the write. An allowed read of a missing file is
+			// therefore answered as an empty file for gemini-cli only.
+			c.log.Debug("fs/read_text_file: missing file answered empty for gemini-cli", "path", p.Path)
+			return acp.ReadTextFileResponse{Content: ""}, nil
+		}
 		return acp.ReadTextFileResponse{}, fileErr("fs/read_text_file", err)
 	}
 	return acp.ReadTextFileResponse{Content: text}, nil

@@ -23,6 +23,11 @@ const (
 	codex        = "codex"         // @zed-industries/codex-acp 0.16.0
 	sdkExample   = "sdk-example"   // example agent of @agentclientprotocol/sdk 0.17.0
 	goExample    = "go-example"    // example agent of github.com/coder/acp-go-sdk v0.13.5
+
+	claudeCurrent = "claude-current" // @agentclientprotocol/claude-agent-acp 0.101.0
+	codexCurrent  = "codex-current"  // @agentclientprotocol/codex-acp 2.6.0 (codex 0.166)
+	gemini        = "gemini"         // @google/gemini-cli 0.61.0 (gemini --acp)
+	opencode      = "opencode"       // opencode-ai 1.18.33 (opencode acp)
 )
 
 // Generous per-step timeouts: the Claude agents take ~2 s to start, more under load.
@@ -120,6 +125,15 @@ func agentArgv(agent string) []string {
 		return []string{filepath.Join(nm(codex), "@zed-industries", "codex-acp-"+codexPlatform(), "bin", "codex-acp")}
 	case sdkExample:
 		return []string{"node", filepath.Join(nm(claudeNew), "@agentclientprotocol", "sdk", "dist", "examples", "agent.js")}
+	case claudeCurrent:
+		return []string{"node", filepath.Join(nm(agent), "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")}
+	case codexCurrent:
+		return []string{"node", filepath.Join(nm(agent), "@agentclientprotocol", "codex-acp", "dist", "index.js")}
+	case gemini:
+		return []string{"node", filepath.Join(nm(agent), "@google", "gemini-cli", "bundle", "gemini.js"), "--acp"}
+	case opencode:
+		// the native binary: the npm shim would be one more process in between
+		return []string{filepath.Join(nm(agent), "opencode-"+codexPlatform(), "bin", "opencode"), "acp"}
 	case goExample:
 		return []string{goExampleBin}
 	}
@@ -154,7 +168,7 @@ func newRun(t *testing.T, agent string) *run {
 		}
 	}
 	switch agent {
-	case claudeLegacy, claudeNew:
+	case claudeLegacy, claudeNew, claudeCurrent:
 		sc, err := loadScript("claude.json")
 		if err != nil {
 			t.Fatal(err)
@@ -169,7 +183,33 @@ func newRun(t *testing.T, agent string) *run {
 		// danger-full-access: codex's read-only sandbox needs bubblewrap and user
 		// namespaces, which CI containers lack; approvals still come from
 		// approval_policy "untrusted" (only known-safe commands run unasked).
-		if err := r.writeCodexConfig("untrusted", "danger-full-access"); err != nil {
+		if err := r.writeCodexConfig("gpt-5.3-codex", "untrusted", "danger-full-access"); err != nil {
+			t.Fatal(err)
+		}
+	case codexCurrent:
+		sc, err := loadScript("codex_current.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.mock = newOpenAIMock(sc, r.cwd)
+		// The kit's configuration: codex-acp 2.6 refuses "untrusted"; the session mode decides
+		// the sandbox and whether the client is asked.
+		if err := r.writeCodexConfig("gpt-5.5", "on-request", "read-only"); err != nil {
+			t.Fatal(err)
+		}
+	case gemini:
+		sc, err := loadScript("gemini.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.mock = newGeminiMock(sc, r.cwd)
+	case opencode:
+		sc, err := loadScript("opencode.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.mock = newChatMock(sc, r.cwd)
+		if err := r.writeOpencodeConfig(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -195,13 +235,30 @@ func newRun(t *testing.T, agent string) *run {
 	return r
 }
 
+// writeOpencodeConfig writes opencode's user config: a custom OpenAI-compatible provider
+// ("mock") whose one model is the default, at the mock's chat-completions API. Nothing about
+// permissions: opencode's own defaults apply.
+func (r *run) writeOpencodeConfig() error {
+	dir := filepath.Join(r.home, ".config", "opencode")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cfg := fmt.Sprintf(`{"$schema": "https://opencode.ai/config.json", "autoupdate": false, "share": "disabled",
+ "model": "mock/mock-model", "small_model": "mock/mock-model",
+ "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "Mock",
+  "options": {"baseURL": "%s/v1", "apiKey": "sk-mock"},
+  "models": {"mock-model": {"name": "Mock Model", "tool_call": true}, "mock-large": {"name": "Mock Large", "tool_call": true}}}}}
+`, r.mock.URL())
+	return os.WriteFile(filepath.Join(dir, "opencode.json"), []byte(cfg), 0o644)
+}
+
 // writeCodexConfig writes CODEX_HOME/config.toml pointing codex at the mock.
-func (r *run) writeCodexConfig(approval, sandbox string) error {
+func (r *run) writeCodexConfig(model, approval, sandbox string) error {
 	ch := filepath.Join(r.dir, "codex-home")
 	if err := os.MkdirAll(ch, 0o755); err != nil {
 		return err
 	}
-	cfg := fmt.Sprintf(`model = "gpt-5.3-codex"
+	cfg := fmt.Sprintf(`model = %q
 model_provider = "mock"
 approval_policy = %q
 sandbox_mode = %q
@@ -214,14 +271,14 @@ wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
 stream_idle_timeout_ms = 30000
-`, approval, sandbox, r.mock.URL())
+`, model, approval, sandbox, r.mock.URL())
 	return os.WriteFile(filepath.Join(ch, "config.toml"), []byte(cfg), 0o644)
 }
 
 // clearedEnv are variables that could send model traffic elsewhere or change
 // how the agents behave (IS_SANDBOX makes claude-agent-acp pass a flag Claude
 // Code refuses as root).
-var clearedEnv = []string{"IS_SANDBOX", "ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "AZURE_OPENAI",
+var clearedEnv = []string{"IS_SANDBOX", "OPENCODE_", "ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "AZURE_OPENAI",
 	"AWS_", "GOOGLE_", "VERTEX", "GEMINI_", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
 	"https_proxy", "all_proxy", "NO_PROXY", "no_proxy", "XDG_", "HOME=", "TMPDIR=", "ACPT_", "MOCK_"}
 
@@ -252,11 +309,16 @@ func (r *run) env() []string {
 		"ACPT_AGENTS_DIR="+agentsDir(),
 	)
 	switch r.agent {
-	case claudeLegacy, claudeNew:
+	case claudeLegacy, claudeNew, claudeCurrent:
 		env = append(env, "CLAUDE_CONFIG_DIR="+filepath.Join(r.home, ".claude"), "CLAUDE_CODE_TMPDIR="+tmp,
 			"ANTHROPIC_BASE_URL="+r.mock.URL(), "ANTHROPIC_API_KEY=sk-ant-mock-key")
-	case codex:
+	case codex, codexCurrent:
 		env = append(env, "CODEX_HOME="+filepath.Join(r.dir, "codex-home"), "MOCK_OPENAI_KEY=sk-mock")
+	case gemini:
+		env = append(env, "GOOGLE_GEMINI_BASE_URL="+r.mock.URL(), "GEMINI_API_KEY=mock-key")
+	case opencode:
+		env = append(env, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
+			"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1")
 	}
 	return env
 }

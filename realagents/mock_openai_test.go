@@ -148,6 +148,9 @@ func (m *mockLLM) responses(w http.ResponseWriter, r *http.Request) {
 		default:
 			tool, args = "shell", map[string]any{"command": []string{"bash", "-lc", cmd}, "workdir": cwd, "timeout_ms": timeout}
 		}
+		for k, v := range t.ShellArgs {
+			args[k] = v
+		}
 		a, _ := json.Marshal(args)
 		out = append(out, map[string]any{"type": "function_call", "id": newID("fc_"), "status": "completed",
 			"call_id": callID, "name": tool, "arguments": string(a)})

@@ -28,12 +28,13 @@ type scenario struct {
 // A turn is one model reply. Anthropic: Text and ToolUses. OpenAI: Text and
 // one of Shell (a command line, sent as whichever shell tool codex offers) or Call.
 type turn struct {
-	Text      string    `json:"text,omitempty"`
-	ToolUses  []toolUse `json:"tool_uses,omitempty"`
-	Shell     string    `json:"shell,omitempty"`
-	TimeoutMS int       `json:"timeout_ms,omitempty"`
-	Call      *call     `json:"call,omitempty"`
-	DelayMS   int       `json:"delay_ms,omitempty"`
+	Text      string         `json:"text,omitempty"`
+	ToolUses  []toolUse      `json:"tool_uses,omitempty"`
+	Shell     string         `json:"shell,omitempty"`
+	ShellArgs map[string]any `json:"shell_args,omitempty"` // merged into the shell tool's arguments (codex: sandbox_permissions)
+	TimeoutMS int            `json:"timeout_ms,omitempty"`
+	Call      *call          `json:"call,omitempty"`
+	DelayMS   int            `json:"delay_ms,omitempty"`
 }
 
 // toolUse names the tool by a list of candidates: the first one the agent

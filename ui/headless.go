@@ -95,7 +95,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (int, error) {
 	if o.GracePeriod <= 0 {
 		o.GracePeriod = 5 * time.Second
 	}
-	h := &headless{o: o, w: o.Out, printed: map[string]string{}, deferred: map[string][]acpclient.TerminalExited{},
+	h := &headless{o: o, w: o.Out, printed: map[string]string{}, unnamed: map[string]acpclient.TerminalStarted{}, deferred: map[string][]acpclient.TerminalExited{},
 		asked: map[string]acpclient.PermissionAsked{}}
 	return h.run(ctx)
 }
@@ -110,6 +110,7 @@ type headless struct {
 	msgID   string // messageId of the message being streamed ("" when the agent sends none)
 	mode    string // the last mode printed
 
+	unnamed  map[string]acpclient.TerminalStarted  // agent-owned terminals whose command is not known yet
 	printed  map[string]string                     // tool call id → last printed status
 	deferred map[string][]acpclient.TerminalExited // tool call id → exits held until its next status line
 	asked    map[string]acpclient.PermissionAsked
@@ -268,6 +269,10 @@ func (h *headless) handle(ev acpclient.Event) {
 		}
 		h.line("[terminal %s] started%s: %s", sanitizeLine(e.ID), owner, sanitizeLine(e.Label))
 	case acpclient.TerminalExited:
+		if st, ok := h.unnamed[e.ID]; ok {
+			delete(h.unnamed, e.ID)
+			h.printStarted(st)
+		}
 		if tc := h.toolOf(e.ID); tc != "" && h.printed[tc] == string(acp.ToolCallStatusPending) {
 			// A fast command can exit before the agent reports its tool call in progress: the
 			// exit is printed with the call's next status line, so the transcript reads in the
@@ -281,6 +286,10 @@ func (h *headless) handle(ev acpclient.Event) {
 			h.line("[cancel]")
 		}
 	case acpclient.TurnEnded:
+		for id, st := range h.unnamed {
+			delete(h.unnamed, id)
+			h.printStarted(st)
+		}
 		h.flushExits()
 		h.running = false
 		switch {
@@ -338,6 +347,20 @@ func (h *headless) modeChanged() {
 	default:
 		h.line("[mode] %s", sanitizeLine(ms.Current))
 	}
+}
+
+// placeholderLabel reports whether a terminal label is a stand-in for the command still to come.
+func placeholderLabel(l string) bool {
+	return l == "" || strings.EqualFold(strings.TrimSpace(l), "terminal")
+}
+
+// printStarted prints a terminal's started line.
+func (h *headless) printStarted(e acpclient.TerminalStarted) {
+	owner := ""
+	if e.AgentOwned {
+		owner = " (agent-owned)"
+	}
+	h.line("[terminal %s] started%s: %s", sanitizeLine(e.ID), owner, sanitizeLine(e.Label))
 }
 
 // approveWord is the --approve value in effect ("deny" when unset).
