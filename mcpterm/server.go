@@ -302,16 +302,31 @@ func handler(op func(ctx context.Context, raw json.RawMessage) (result, error)) 
 }
 
 // encode builds the tool result: structured content and readable text. It reports the
-// complete encoded size.
+// complete encoded size (counted while encoding; the SDK encodes the value itself, which is
+// cheaper than re-checking pre-encoded bytes).
 func encode(structured any, text string, isErr bool) (*mcp.CallToolResult, int) {
-	js, err := json.Marshal(structured)
-	if err != nil {
-		js = []byte(`{"code":"IO_ERROR","message":"result encoding failed"}`)
+	var n counter
+	enc := json.NewEncoder(&n)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(structured); err != nil {
+		structured = map[string]any{"code": CodeIOError, "message": "result encoding failed: " + err.Error()}
+		isErr = true
 	}
-	r := &mcp.CallToolResult{StructuredContent: json.RawMessage(js), Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isErr}
-	tj, _ := json.Marshal(text)
+	textLen := n
+	if err := enc.Encode(text); err != nil {
+		return nil, 0
+	}
+	r := &mcp.CallToolResult{StructuredContent: structured, Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isErr}
 	// {"content":[{"type":"text","text":…}],"structuredContent":…,"isError":true}
-	return r, len(js) + len(tj) + 80
+	return r, int(textLen) + int(n-textLen) + 80
+}
+
+// counter is an io.Writer that only counts bytes.
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) {
+	*c += counter(len(p))
+	return len(p), nil
 }
 
 func okResult(res result) *mcp.CallToolResult {

@@ -210,13 +210,17 @@ func (s *session) observe(ctx context.Context, t timing) (bool, error) {
 	deadline := start.Add(t.deadline)
 	quietFrom := start
 	scr := s.t.Screen()
+	// Fingerprints only matter for a quiet interval; the first is taken lazily.
 	lastVer := scr.Version()
-	lastFP := scr.Fingerprint()
+	var lastFP uint64
+	haveFP := false
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
 		now := time.Now()
-		pending := s.t.Pending() > 0 || scr.Modes().SyncOutput
+		// Input still on its way to the program, output not yet parsed, or a synchronized
+		// redraw: the screen is not one to look at yet.
+		pending := s.t.InputPending() > 0 || s.t.Pending() > 0 || scr.Modes().SyncOutput
 		if !pending {
 			select {
 			case <-s.t.Done():
@@ -228,10 +232,14 @@ func (s *session) observe(ctx context.Context, t timing) (bool, error) {
 		}
 		if pending {
 			quietFrom = now
-		} else if v := scr.Version(); v != lastVer {
-			lastVer = v
-			if fp := scr.Fingerprint(); fp != lastFP {
-				lastFP, quietFrom = fp, now
+		} else if t.quiet > 0 {
+			if !haveFP {
+				lastVer, lastFP, haveFP = scr.Version(), scr.Fingerprint(), true
+			} else if v := scr.Version(); v != lastVer {
+				lastVer = v
+				if fp := scr.Fingerprint(); fp != lastFP {
+					lastFP, quietFrom = fp, now
+				}
 			}
 		}
 		if !pending && now.Sub(quietFrom) >= t.quiet {

@@ -1,6 +1,7 @@
 package terminals
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"image/color"
 	"strings"
@@ -211,7 +212,8 @@ var blankCell = uv.EmptyCell
 // Fingerprint returns a hash of what the screen shows: every visible cell's text and style, the
 // cursor position and visibility, the active buffer and the size. Output that repaints the same
 // content, or that changes only the scroll-back, leaves it unchanged, so a caller can tell
-// visible change from mere activity (terminal_snapshot's quiet interval). It allocates nothing.
+// visible change from mere activity (terminal_snapshot's quiet interval). It allocates nothing
+// beyond a small per-call buffer.
 func (s *Screen) Fingerprint() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -225,15 +227,11 @@ func (s *Screen) Fingerprint() uint64 {
 	} else {
 		cur, hidden, alt = s.em.CursorPosition(), s.em.CursorHidden(), s.em.IsAltScreen()
 	}
-	var hdr [8]uint64
-	hdr[0], hdr[1], hdr[2], hdr[3] = uint64(w), uint64(rows), uint64(cur.X), uint64(cur.Y)
-	if hidden {
-		hdr[4] = 1
-	}
-	if alt {
-		hdr[5] = 1
-	}
-	writeU64s(&h, hdr[:6])
+	var buf [1024]byte
+	b := buf[:0]
+	b = binary.LittleEndian.AppendUint64(b, uint64(w)<<32|uint64(rows))
+	b = binary.LittleEndian.AppendUint64(b, uint64(cur.X)<<32|uint64(cur.Y))
+	b = append(b, boolByte(hidden), boolByte(alt))
 	for y := range rows {
 		for x := 0; x < w; x++ {
 			var c *uv.Cell
@@ -245,25 +243,30 @@ func (s *Screen) Fingerprint() uint64 {
 			if c == nil {
 				c = &blankCell // a compacted row's trailing blanks
 			}
-			h.WriteString(c.Content)
-			hdr[0] = uint64(c.Width)<<32 | uint64(c.Style.Attrs)<<8 | uint64(c.Style.Underline)
-			hdr[1], hdr[2] = colorKey(c.Style.Fg)
-			hdr[3], hdr[4] = colorKey(c.Style.Bg)
-			hdr[5], hdr[6] = colorKey(c.Style.UnderlineColor)
-			writeU64s(&h, hdr[:7])
+			if len(b)+len(c.Content)+64 > cap(b) {
+				_, _ = h.Write(b)
+				b = buf[:0]
+			}
+			b = append(b, c.Content...)
+			b = append(b, 0, byte(c.Width), c.Style.Attrs, byte(c.Style.Underline))
+			for _, col := range [3]color.Color{c.Style.Fg, c.Style.Bg, c.Style.UnderlineColor} {
+				k, v := colorKey(col)
+				b = append(b, byte(k))
+				if k != 0 {
+					b = binary.LittleEndian.AppendUint32(b, uint32(v))
+				}
+			}
 		}
 	}
+	_, _ = h.Write(b)
 	return h.Sum64()
 }
 
-func writeU64s(h *maphash.Hash, v []uint64) {
-	var buf [8]byte
-	for _, x := range v {
-		for i := range buf {
-			buf[i] = byte(x >> (8 * i))
-		}
-		_, _ = h.Write(buf[:])
+func boolByte(v bool) byte {
+	if v {
+		return 1
 	}
+	return 0
 }
 
 // colorKey is a comparable form of a cell colour: (kind, value) with kind 0 for the default,

@@ -570,6 +570,14 @@ func (t *Terminal) feeder() {
 	}
 }
 
+// InputPending returns the number of input bytes (Write, SendKey, Paste, replies) queued for
+// the program that the writer has not handed to the PTY yet.
+func (t *Terminal) InputPending() int {
+	t.inMu.Lock()
+	defer t.inMu.Unlock()
+	return t.inBytes
+}
+
 // Pending returns the number of output bytes read from the PTY that the screen does not show
 // yet: the backlog plus what the feeder is handing to the emulator right now. Zero means the
 // screen reflects everything read so far (bytes still in the kernel's PTY buffer are not

@@ -1,0 +1,231 @@
+package mcpterm
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acpterm/acpterm/terminals"
+)
+
+// paint200x50 fills a 200x50 screen with text in a new colour every 10 cells (1,000 spans),
+// then waits.
+const paint200x50 = `python3 -c '
+import sys, time
+rows = []
+for r in range(50):
+    rows.append("".join("\033[%d;%dm%s" % (31 + (r + c) % 7, 40 + c % 8, ("r%02dc%03d   " % (r, c * 10))[:10]) for c in range(20)) + "\033[0m")
+sys.stdout.write("\033[H\033[2J" + "\r\n".join(rows)); sys.stdout.flush()
+time.sleep(600)
+'`
+
+// cpuTime is the CPU time (user and system) the process used so far: on a machine shared with
+// other work, wall-clock latencies include waiting for a core.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func percentile(ds []time.Duration, p float64) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[int(float64(len(s)-1)*p)]) / float64(time.Millisecond)
+}
+
+// benchSession starts the paint program through the registry and waits for its last row.
+func benchSession(b *testing.B) (*registry, *session) {
+	b.Helper()
+	m := terminals.NewManager(terminals.ManagerOptions{})
+	b.Cleanup(func() { _ = m.Close() })
+	svc := New(Options{Launch: directLauncher(m), Cwd: b.TempDir(), Shell: "/bin/sh"})
+	b.Cleanup(svc.Close)
+	reg := newRegistry(svc)
+	res, err := reg.start(context.Background(), json.RawMessage(`{"command":`+jsonText(paint200x50)+`,"cols":200,"rows":50,"settleMs":300,"settleTimeoutMs":20000}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if last := res.snap.Screen[49]; !strings.HasPrefix(last, "r49c000") {
+		b.Fatalf("screen not painted: last row %q", last)
+	}
+	s, _ := reg.get(res.snap.SessionID)
+	return reg, s
+}
+
+// BenchmarkSnapshot200x50 is terminal_snapshot's server side for a full 200x50 screen with
+// 1,000 styled spans: argument check, screen snapshot, styles, readable text, the size check
+// and the JSON the SDK writes (the result, then the response around it; settleMs 0, so no
+// quiet wait). Reports p50 and p95 in ms.
+func BenchmarkSnapshot200x50(b *testing.B) {
+	reg, s := benchSession(b)
+	h := handler(reg.snapshot)
+	args := json.RawMessage(`{"sessionId":"` + s.id + `","settleMs":0}`)
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "terminal_snapshot", Arguments: args}}
+	var ds, hs []time.Duration
+	size := 0
+	cpu0 := cpuTime()
+	for b.Loop() {
+		t0 := time.Now()
+		r, err := h(context.Background(), req)
+		if err != nil || r.IsError {
+			b.Fatalf("snapshot: %v %v", err, r)
+		}
+		hs = append(hs, time.Since(t0))
+		// As the SDK sends it: the result encoded, then checked again inside the JSON-RPC
+		// response.
+		out, err := json.Marshal(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}{1, out}); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t0))
+		size = len(out)
+	}
+	b.ReportMetric(percentile(ds, 0.5), "p50-ms")
+	b.ReportMetric(percentile(ds, 0.95), "p95-ms")
+	b.ReportMetric(percentile(hs, 0.5), "handler-p50-ms")
+	b.ReportMetric(float64(size), "result-bytes")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(len(ds)), "cpu-ms/op")
+}
+
+// peer is an MCP server for BenchmarkCompare: acpterm's service over a pipe pair (the framing
+// the stdio bridge carries), or a stdio server command ($ACPTERM_MCP_BENCH_PEER, for example
+// "node /path/to/terminal-emulator-mcp/dist/src/index.js").
+func benchClient(b *testing.B, peer string) *mcp.ClientSession {
+	b.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	var t mcp.Transport
+	if peer == "" {
+		m := terminals.NewManager(terminals.ManagerOptions{})
+		svc := New(Options{Launch: directLauncher(m), Cwd: b.TempDir(), Shell: "/bin/sh"})
+		sr, cw := io.Pipe()
+		cr, sw := io.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = svc.Serve(ctx, sr, sw)
+		}()
+		b.Cleanup(func() {
+			cancel()
+			_ = cw.Close()
+			<-done
+			svc.Close()
+			_ = m.Close()
+		})
+		t = &mcp.IOTransport{Reader: cr, Writer: cw}
+	} else {
+		f := strings.Fields(peer)
+		cmd := exec.Command(f[0], f[1:]...)
+		cmd.Env = append(os.Environ(), "SHELL=/bin/sh")
+		cmd.Dir = b.TempDir()
+		t = &mcp.CommandTransport{Command: cmd}
+	}
+	cs, err := c.Connect(context.Background(), t, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func benchCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
+	b.Helper()
+	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, _ := json.Marshal(r.StructuredContent)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	if r.IsError {
+		b.Fatalf("%s: %v", name, m)
+	}
+	return m
+}
+
+func benchRows(m map[string]any) []string {
+	if s, ok := m["snapshot"].(map[string]any); ok {
+		m = s
+	}
+	var out []string
+	for _, l := range m["screen"].([]any) {
+		out = append(out, l.(string))
+	}
+	return out
+}
+
+// BenchmarkCompare measures, as an MCP client sees them over a stream, the round trip of a
+// 200x50 terminal_snapshot (settleMs 0) and the input-to-settled latency of typing one
+// character into `cat` (terminal_input with settleMs 50, the echo checked on the returned
+// screen). The "acpterm" case is the service over pipes; $ACPTERM_MCP_BENCH_PEER adds another
+// stdio MCP server with the same tools, measured the same way in the same run.
+func BenchmarkCompare(b *testing.B) {
+	peers := map[string]string{"acpterm": ""}
+	if p := os.Getenv("ACPTERM_MCP_BENCH_PEER"); p != "" {
+		peers["peer"] = p
+	}
+	for _, name := range []string{"acpterm", "peer"} {
+		peer, ok := peers[name]
+		if !ok {
+			continue
+		}
+		b.Run(name+"/snapshot200x50", func(b *testing.B) {
+			cs := benchClient(b, peer)
+			m := benchCall(b, cs, "terminal_start", map[string]any{"command": paint200x50, "cols": 200, "rows": 50,
+				"settleMs": 300, "settleTimeoutMs": 20000})
+			if rows := benchRows(m); !strings.HasPrefix(rows[49], "r49c000") {
+				b.Fatalf("not painted: %q", rows[49])
+			}
+			id := m["sessionId"]
+			var ds []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				benchCall(b, cs, "terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0})
+				ds = append(ds, time.Since(t0))
+			}
+			b.ReportMetric(percentile(ds, 0.5), "p50-ms")
+			b.ReportMetric(percentile(ds, 0.95), "p95-ms")
+		})
+		b.Run(name+"/input-to-settled", func(b *testing.B) {
+			cs := benchClient(b, peer)
+			m := benchCall(b, cs, "terminal_start", map[string]any{"command": "cat", "cols": 80, "rows": 24})
+			id := m["sessionId"]
+			n := 0
+			var ds []time.Duration
+			for b.Loop() {
+				if n == 70 {
+					benchCall(b, cs, "terminal_input", map[string]any{"sessionId": id, "actions": []any{
+						map[string]any{"type": "key", "key": "Enter"}}})
+					n = 0
+				}
+				t0 := time.Now()
+				r := benchCall(b, cs, "terminal_input", map[string]any{"sessionId": id, "settleMs": 50, "actions": []any{
+					map[string]any{"type": "text", "text": "a"}}})
+				ds = append(ds, time.Since(t0))
+				n++
+				rows := benchRows(r)
+				cur := r["snapshot"].(map[string]any)["cursor"].(map[string]any)
+				if line := rows[int(cur["row"].(float64))-1]; len(line) != n {
+					b.Fatalf("echo not on the returned screen: row %q, want %d characters", line, n)
+				}
+			}
+			b.ReportMetric(percentile(ds, 0.5), "p50-ms")
+			b.ReportMetric(percentile(ds, 0.95), "p95-ms")
+		})
+	}
+}
