@@ -241,11 +241,10 @@ func TestMCPToolsThroughTheBinary(t *testing.T) {
 	}
 
 	// Resize seen by stty size.
-	st := r.ok("terminal_start", map[string]any{"command": "stty size; read x; stty size; sleep 60", "cols": 30, "rows": 5})
-	if got := rows(st); got[0] != "5 30" {
+	stID := r.ok("terminal_start", map[string]any{"command": "stty size; read x; stty size; sleep 60", "cols": 30, "rows": 5})["sessionId"].(string)
+	if got := r.until(stID, "5 30"); got[0] != "5 30" {
 		t.Fatalf("stty: %q", got)
 	}
-	stID := st["sessionId"].(string)
 	r.ok("terminal_resize", map[string]any{"sessionId": stID, "cols": 44, "rows": 7})
 	if got := rows(r.ok("terminal_input", map[string]any{"sessionId": stID, "actions": []any{act("type", "key", "key", "Enter")}})); got[2] != "7 44" {
 		t.Fatalf("stty after resize: %q", got)
@@ -262,9 +261,12 @@ func TestMCPToolsThroughTheBinary(t *testing.T) {
 	if s := r.ok("terminal_snapshot", map[string]any{"sessionId": ls}); s["buffer"] != "alternate" {
 		t.Fatalf("less: %v", s["buffer"])
 	}
-	out := r.ok("terminal_input", map[string]any{"sessionId": ls, "actions": []any{act("type", "key", "key", "q")}})
-	if got := rows(out); out["snapshot"].(map[string]any)["buffer"] != "normal" || got[0] != "before" || got[1] != "after" {
+	r.ok("terminal_input", map[string]any{"sessionId": ls, "actions": []any{act("type", "key", "key", "q")}})
+	if got := r.until(ls, "after"); got[0] != "before" || got[1] != "after" {
 		t.Fatalf("after less: %q", got)
+	}
+	if s := r.ok("terminal_snapshot", map[string]any{"sessionId": ls}); s["buffer"] != "normal" {
+		t.Fatalf("after less: %v", s["buffer"])
 	}
 	r.ok("terminal_close", map[string]any{"sessionId": ls})
 
@@ -383,7 +385,7 @@ func TestMCPHTTPForHTTPAgents(t *testing.T) {
 	}
 	r.cs = cs
 	m := r.ok("terminal_start", map[string]any{"command": "echo over http", "cols": 20, "rows": 2})
-	if got := rows(m); got[0] != "over http" || m["status"] != "exited" {
+	if got := r.until(m["sessionId"].(string), "over http"); got[0] != "over http" {
 		t.Fatalf("http start: %v", m)
 	}
 	r.stop()

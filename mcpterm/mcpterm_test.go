@@ -146,6 +146,19 @@ func (c *client) waitScreen(id string, want func([]string) bool) []string {
 	return nil
 }
 
+// waitStatus snapshots until the terminal's status is want.
+func (c *client) waitStatus(id, want string) map[string]any {
+	c.t.Helper()
+	var m map[string]any
+	for range 40 {
+		if m, _ = c.ok("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 50}); m["status"] == want {
+			return m
+		}
+	}
+	c.t.Fatalf("terminal %s never %s: %v", id, want, m)
+	return nil
+}
+
 func contains(s string) func([]string) bool {
 	return func(rows []string) bool {
 		return slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, s) })
@@ -155,6 +168,10 @@ func contains(s string) func([]string) bool {
 func TestStartSnapshotOfAPrompt(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
 	id, m := c.start(`printf '\033[1;32mREADY\033[0m> '; read x; echo "got $x"; sleep 30`, 20, 3, nil)
+	if screen(m)[0] != "READY>" { // a slow machine: the shell had not printed yet
+		c.waitScreen(id, contains("READY>"))
+		m, _ = c.ok("terminal_snapshot", map[string]any{"sessionId": id})
+	}
 	rows := screen(m)
 	if len(rows) != 3 || rows[0] != "READY>" || rows[1] != "" || rows[2] != "" {
 		t.Fatalf("screen %q", rows)
@@ -227,8 +244,8 @@ func TestArrowKeysIntoCatV(t *testing.T) {
 
 func TestResizeSeenByStty(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
-	id, m := c.start("stty size; read x; stty size; sleep 30", 30, 6, nil)
-	if rows := screen(m); rows[0] != "6 30" {
+	id, _ := c.start("stty size; read x; stty size; sleep 30", 30, 6, nil)
+	if rows := c.waitScreen(id, contains(" ")); rows[0] != "6 30" {
 		t.Fatalf("start: %q", rows)
 	}
 	r, _ := c.ok("terminal_resize", map[string]any{"sessionId": id, "cols": 50, "rows": 8})
@@ -257,12 +274,12 @@ func TestAlternateScreenInAndOut(t *testing.T) {
 	if m["buffer"] != "alternate" || rows[0] != "first line" {
 		t.Fatalf("in less: buffer %v screen %q", m["buffer"], rows)
 	}
-	out, _ := c.ok("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "key", "key": "q"}}})
-	if s := out["snapshot"].(map[string]any); s["buffer"] != "normal" {
-		t.Fatalf("after q: %v", s)
-	}
-	if rows := screen(out); rows[0] != "before" || rows[1] != "after" {
+	c.ok("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "key", "key": "q"}}})
+	if rows := c.waitScreen(id, contains("after")); rows[0] != "before" || rows[1] != "after" {
 		t.Fatalf("after q: %q", rows)
+	}
+	if s, _ := c.ok("terminal_snapshot", map[string]any{"sessionId": id}); s["buffer"] != "normal" {
+		t.Fatalf("after q: %v", s["buffer"])
 	}
 }
 
@@ -362,7 +379,7 @@ func TestSynchronizedOutputHoldsSettlement(t *testing.T) {
 func TestCloseTwiceAndExitStatus(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
 	id, _ := c.start("echo bye; exit 3", 20, 3, nil)
-	m, _ := c.ok("terminal_snapshot", map[string]any{"sessionId": id})
+	m := c.waitStatus(id, "exited")
 	if m["status"] != "exited" || m["exitCode"] != 3.0 || screen(m)[0] != "bye" {
 		t.Fatalf("exited: %v", m)
 	}
@@ -386,7 +403,7 @@ func TestCloseTwiceAndExitStatus(t *testing.T) {
 	}
 	// A killed process reports its signal.
 	id2, _ := c.start("kill -TERM $$", 20, 3, map[string]any{"login": false})
-	m, _ = c.ok("terminal_snapshot", map[string]any{"sessionId": id2})
+	m = c.waitStatus(id2, "exited")
 	if m["status"] != "exited" || m["signal"] != 15.0 || m["exitCode"] != nil {
 		t.Fatalf("signalled: %v", m)
 	}
@@ -397,7 +414,14 @@ func TestCloseKillsTheProcessGroup(t *testing.T) {
 	dir := t.TempDir()
 	pidf := filepath.Join(dir, "pid")
 	id, _ := c.start("sleep 300 & echo $! > "+pidf+"; wait", 20, 3, nil)
-	b, err := os.ReadFile(pidf)
+	var b []byte
+	var err error
+	for range 500 { // the shell writes it at its own pace
+		if b, err = os.ReadFile(pidf); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
