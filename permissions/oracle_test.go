@@ -536,14 +536,21 @@ func (h *oracleHarness) runIn(b *oracleBox, shell, line string) (*oracleRun, err
 
 // oracleCase is the verdict for one line and, when it was run, the problems found.
 type oracleCase struct {
-	line     string
-	decision Decision
-	runs     []*oracleRun
-	problems []string
+	line         string
+	decision     Decision // for acpterm's /bin/sh -c
+	bashDecision Decision // for the agent's own tool (bash dialect)
+	runs         []*oracleRun
+	problems     []string
 }
 
-// check decides line under the typical config and, when the verdict is allow, runs it in bash
-// and in dash (each in a fresh box) and returns every discrepancy found.
+// verdicts says how both decisions came out, for messages.
+func (c *oracleCase) verdicts() string {
+	return fmt.Sprintf("/bin/sh line %s (%s); agent's bash line %s (%s)", c.decision.Verdict, c.decision.Reason, c.bashDecision.Verdict, c.bashDecision.Reason)
+}
+
+// check decides line under the typical config, as acpterm's /bin/sh -c line and as a line the
+// agent's own tool runs in bash, runs it in dash and in bash (each in a fresh box) when a
+// decision for that shell is allow, and returns every discrepancy found.
 func (h *oracleHarness) check(line string) (*oracleCase, error) {
 	c := &oracleCase{line: line}
 	for _, shell := range []string{"dash", "bash"} {
@@ -551,14 +558,30 @@ func (h *oracleHarness) check(line string) (*oracleCase, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Decided in every box: the leaves hold the box's paths (~ expanded, the cwd).
+		// Decided in every box: the leaves hold the box's paths (~ expanded, the cwd). bash
+		// runs the line for acpterm's /bin/sh (judged under dash and bash) and for the agent's
+		// own tool (the bash dialect); the run is judged against each decision that allows it.
+		type judged struct {
+			label string
+			d     Decision
+		}
+		var ds []judged
 		d := b.engine.DecideCommand(CommandRequest{Command: line})
 		if shell == "dash" {
 			c.decision = d
 		}
-		if d.Verdict != Allow {
+		if d.Verdict == Allow {
+			ds = append(ds, judged{shell, d})
+		}
+		if shell == "bash" {
+			db := b.engine.DecideCommand(CommandRequest{Command: line, Dialect: DialectBash})
+			if c.bashDecision = db; db.Verdict == Allow {
+				ds = append(ds, judged{"bash (agent's tool)", db})
+			}
+		}
+		if len(ds) == 0 {
 			h.putBox(b, &oracleRun{})
-			return c, nil
+			continue
 		}
 		r, err := h.runIn(b, shell, line)
 		if err != nil {
@@ -566,8 +589,10 @@ func (h *oracleHarness) check(line string) (*oracleCase, error) {
 			return nil, err
 		}
 		c.runs = append(c.runs, r)
-		for _, p := range judgeRun(b.engine, b, d, r) {
-			c.problems = append(c.problems, shell+": "+p)
+		for _, j := range ds {
+			for _, p := range judgeRun(b.engine, b, j.d, r) {
+				c.problems = append(c.problems, j.label+": "+p)
+			}
 		}
 		h.putBox(b, r)
 	}
@@ -892,9 +917,9 @@ func TestOracleSeeds(t *testing.T) {
 		known, isKnown := oracleKnownFailures[r.seed.line]
 		switch {
 		case len(r.c.problems) > 0 && !isKnown:
-			t.Errorf("%s: allowed (%s), but:\n\t%s\nKNOWN %s: %s", where, r.c.decision.Reason, strings.Join(r.c.problems, "\n\t"), strconv.Quote(r.seed.line), strconv.Quote(r.c.problems[0]))
+			t.Errorf("%s: %s, but:\n\t%s\nKNOWN %s: %s", where, r.c.verdicts(), strings.Join(r.c.problems, "\n\t"), strconv.Quote(r.seed.line), strconv.Quote(r.c.problems[0]))
 		case len(r.c.problems) == 0 && isKnown:
-			t.Errorf("%s: listed in oracleKnownFailures (%s) but passes the oracle now (verdict %s): remove it from the list", where, known, r.c.decision.Verdict)
+			t.Errorf("%s: listed in oracleKnownFailures (%s) but passes the oracle now (%s): remove it from the list", where, known, r.c.verdicts())
 		}
 	}
 	for line := range oracleKnownFailures {
@@ -1028,7 +1053,7 @@ func FuzzOracle(f *testing.F) {
 			t.Fatal(err)
 		}
 		if len(c.problems) > 0 {
-			t.Errorf("%q: allowed (%s), but:\n\t%s", line, c.decision.Reason, strings.Join(c.problems, "\n\t"))
+			t.Errorf("%q: %s, but:\n\t%s", line, c.verdicts(), strings.Join(c.problems, "\n\t"))
 		}
 	})
 }
