@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -313,7 +314,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		if ctx.Err() != nil {
 			return exitFailure, fmt.Errorf("%w while the agent was starting", context.Cause(ctx))
 		}
-		return exitFailure, fmt.Errorf("start agent %q: %w", agent[0], err)
+		return exitFailure, startFailure(agent[0], err, logPath)
 	}
 
 	// 9. The front end.
@@ -361,6 +362,31 @@ func sessionStore(getenv func(string) string) *acpclient.SessionStore {
 		return nil
 	}
 	return acpclient.NewSessionStore(filepath.Join(d, "sessions.json"))
+}
+
+// startError is a failed agent start as the user reads it: the failure, then where to look.
+type startError struct {
+	err  error
+	hint string
+}
+
+func (e *startError) Error() string { return e.err.Error() + e.hint }
+func (e *startError) Unwrap() error { return e.err }
+
+// startFailure is the error for an agent that did not start: what failed, the agent's last
+// stderr lines (which often say why: a missing API key, a login needed) unless the error
+// already quotes them, and the log file, which holds the agent's whole stderr.
+func startFailure(agent string, err error, logPath string) error {
+	e := &startError{err: fmt.Errorf("start agent %q: %w", agent, err)}
+	var se *acpclient.StartError
+	if errors.As(err, &se) && len(se.StderrTail) > 0 {
+		tail := se.StderrTail[max(0, len(se.StderrTail)-5):]
+		e.hint += "\nthe agent's last stderr lines:\n  " + strings.Join(tail, "\n  ")
+	}
+	if logPath != "" {
+		e.hint += "\nthe agent's whole stderr is in acpterm's log: " + logPath
+	}
+	return e
 }
 
 // sessionDir returns the absolute, existing session cwd: --cwd, a fresh scratch directory for

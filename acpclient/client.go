@@ -516,9 +516,11 @@ func (c *Client) setupError(what string, ctx context.Context, err error) error {
 	default:
 	}
 	if ctx.Err() == context.DeadlineExceeded {
-		return fmt.Errorf("acpclient: agent %q did not answer %s within %s%s", c.o.Command[0], what, c.o.InitTimeout, c.junkNote())
+		return &StartError{Err: fmt.Errorf("acpclient: agent %q did not answer %s within %s%s", c.o.Command[0], what, c.o.InitTimeout, c.junkNote()),
+			StderrTail: c.proc.ring.tail()}
 	}
-	return fmt.Errorf("acpclient: %s failed: %w%s", what, err, c.junkNote())
+	// The agent is alive but refused: its stderr usually says why.
+	return &StartError{Err: fmt.Errorf("acpclient: %w%s", agentError(what, err), c.junkNote()), StderrTail: c.proc.ring.tail()}
 }
 
 // supervise notices the agent's death (within about a second), then ends everything that
@@ -725,7 +727,7 @@ func (c *Client) turnError(err error) error {
 		}
 	default:
 	}
-	return fmt.Errorf("session/prompt: %w", err)
+	return agentError("session/prompt", err)
 }
 
 // mentionWords splits text at whitespace that is not escaped by a backslash, so that an

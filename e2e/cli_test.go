@@ -307,3 +307,27 @@ func TestGrantsFileProblems(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestAgentStartFailureHint: an agent that refuses session/new gets a readable error (its
+// message, not the JSON-RPC error as JSON), its last stderr lines and the log's path.
+func TestAgentStartFailureHint(t *testing.T) {
+	e := newEnv(t)
+	e.extraEnv = append(e.extraEnv, "SCRIPTAGENT_SCENARIO=session-refused")
+	r := e.run("--headless", "--cwd", e.project, "--prompt", "echo hi", "--", scriptAgent(t))
+	log := filepath.Join(e.stateD, "acpterm", "acpterm.log")
+	head := `acpterm: start agent "` + scriptAgent(t) + `": acpclient: session/new: the agent failed: Internal error: Query closed before response received (error -32603)
+the agent's last stderr lines:
+  initialize: `
+	tail := `
+  scriptagent: no credentials found
+  scriptagent: run ` + "`scriptagent login`" + ` first
+the agent's whole stderr is in acpterm's log: ` + log + "\n"
+	// The first stderr line (the scripted agent's report of the client's capabilities) is
+	// only checked for its start.
+	if r.code != 1 || !strings.HasPrefix(r.stderr, head) || !strings.HasSuffix(r.stderr, tail) || strings.Count(r.stderr, "\n") != 6 {
+		t.Fatalf("exit %d, stderr:\n%s\nwant:\n%s…%s", r.code, r.stderr, head, tail)
+	}
+	if !strings.Contains(e.logText(t), "scriptagent: no credentials found") {
+		t.Fatal("the log does not hold the agent's stderr")
+	}
+}

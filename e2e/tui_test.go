@@ -398,7 +398,11 @@ func TestTUIAgentCrashBanner(t *testing.T) {
 func TestTUIFailedTurnExits1(t *testing.T) {
 	e := newEnv(t)
 	tm := startDemo(t, e, "fail")
-	tm.waitFor("turn failed:")
+	// The agent's message, not its JSON-RPC error as JSON.
+	tm.waitFor("turn failed: session/prompt: the agent failed: Internal error: the demo agent failed this prompt on purpose (error -32603)")
+	if s := tm.capture(); strings.Contains(s, `{"code"`) {
+		t.Fatalf("raw JSON shown:\n%s", s)
+	}
 	tm.typeText("echo still usable")
 	tm.keys("Enter")
 	tm.waitFor("still usable")

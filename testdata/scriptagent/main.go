@@ -290,6 +290,13 @@ func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	if scenario == "auth" && !authed {
 		return acp.NewSessionResponse{}, acp.NewAuthRequired(nil)
 	}
+	if scenario == "session-refused" {
+		// As claude-agent-acp without a usable login: the reason goes to stderr, the error
+		// says little.
+		fmt.Fprintln(os.Stderr, "scriptagent: no credentials found")
+		fmt.Fprintln(os.Stderr, "scriptagent: run `scriptagent login` first")
+		return acp.NewSessionResponse{}, acp.NewInternalError(map[string]any{"details": "Query closed before response received"})
+	}
 	if sessionsMode {
 		sid = newStoredSession(p.Cwd)
 	}
