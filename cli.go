@@ -45,9 +45,13 @@ type cliOptions struct {
 	pick       bool   // --resume without an id: the session picker
 	cont       bool   // --continue: the latest session of the cwd
 	demo       bool
-	version    bool
-	help       bool
-	agent      []string // everything after `--` (or the first non-flag argument)
+	// sandboxMode is --sandbox MODE ("" = the config's [sandbox] mode).
+	sandboxMode string
+	// sandboxAgent is --sandbox-agent: run the agent itself in the sandbox.
+	sandboxAgent bool
+	version      bool
+	help         bool
+	agent        []string // everything after `--` (or the first non-flag argument)
 }
 
 // stringList is a repeatable string flag (--prompt), kept in command-line order.
@@ -65,6 +69,8 @@ Usage:
   acpterm policy check [--json] [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]
                                           explain the policy's decision for a command (JSON)
   acpterm audit verify [FILE]             check the audit log's hash chain
+  acpterm sandbox check [--config FILE] [--cwd DIR] [--sandbox MODE]
+                                          show which sandbox layers are in force (JSON)
 
 Flags:
   --config FILE     config file (default $XDG_CONFIG_HOME/acpterm/config.toml)
@@ -85,6 +91,9 @@ Flags:
   --trace FILE      write every JSON-RPC message to and from the agent to FILE (JSONL,
                     timestamped; for bug reports: it holds prompts, file contents and output)
   --demo            run the built-in scripted demo agent
+  --sandbox MODE    off, auto or required: how the kernel confines commands
+                    (default [sandbox] mode, auto)
+  --sandbox-agent   run the agent itself in the sandbox too ([sandbox] agent)
   --version         print the version and exit
   --help            print this help and exit
 
@@ -130,6 +139,8 @@ func parseArgs(args []string) (cliOptions, error) {
 	fs.StringVar(&o.resume, "resume", "", "")
 	fs.BoolVar(&o.cont, "continue", false, "")
 	fs.BoolVar(&o.demo, "demo", false, "")
+	fs.StringVar(&o.sandboxMode, "sandbox", "", "")
+	fs.BoolVar(&o.sandboxAgent, "sandbox-agent", false, "")
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.BoolVar(&o.help, "help", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
@@ -145,6 +156,11 @@ func parseArgs(args []string) (cliOptions, error) {
 	}
 	if o.help || o.version {
 		return o, nil
+	}
+	switch o.sandboxMode {
+	case "", "off", "auto", "required":
+	default:
+		return o, usageError("--sandbox must be off, auto or required, not %q", o.sandboxMode)
 	}
 	if o.approve != "deny" && o.approve != "allow" {
 		return o, usageError("--approve must be deny or allow, not %q", o.approve)

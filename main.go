@@ -34,6 +34,7 @@ import (
 	"github.com/acpterm/acpterm/config"
 	"github.com/acpterm/acpterm/demo"
 	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/sandbox"
 	"github.com/acpterm/acpterm/terminals"
 	"github.com/acpterm/acpterm/ui"
 )
@@ -59,6 +60,8 @@ type stdio struct {
 }
 
 func main() {
+	// The sandbox helper first: it must run before anything else starts (sandbox.HelperArg).
+	sandbox.RunHelperIfAsked()
 	if len(os.Args) > 1 && os.Args[1] == demoAgentArg {
 		os.Exit(runDemoAgent())
 	}
@@ -76,6 +79,8 @@ func run(ctx context.Context, args []string, std stdio, getenv func(string) stri
 			return runPolicy(args[1:], std, getenv)
 		case "audit":
 			return runAudit(args[1:], std, getenv)
+		case "sandbox":
+			return runSandbox(args[1:], std, getenv)
 		}
 	}
 	o, err := parseArgs(args)
@@ -118,6 +123,7 @@ type session struct {
 	logFile io.Closer
 	audit   *permissions.AuditLog
 	mgr     *terminals.Manager
+	sandbox *sessionSandbox
 	client  *acpclient.Client
 	trace   io.Closer // the --trace file, closed after the client (which writes to it)
 	mcp     *mcpTerminals
@@ -133,6 +139,7 @@ func (s *session) close() {
 	if s.mgr != nil {
 		_ = s.mgr.Close()
 	}
+	s.sandbox.close()
 	if s.trace != nil {
 		_ = s.trace.Close()
 	}
@@ -237,18 +244,38 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		}
 	}
 
-	// 6. Terminals (redraws are signalled to the TUI without polling).
+	// 6. The sandbox: the kernel confines every command (and, with [sandbox] agent, the agent).
+	if o.sandboxAgent {
+		cfg.Sandbox.Agent = true
+	}
+	s.sandbox, err = sandboxFor(cfg, o.sandboxMode, getenv, []string{auditPath, logPath, config.DefaultGrantsFile(getenv), o.trace})
+	if err != nil {
+		if errors.Is(err, errUsage) {
+			return exitUsage, err
+		}
+		return exitFailure, err
+	}
+	if msg := s.sandbox.refusal(); msg != "" {
+		if cfg.Sandbox.Agent {
+			return exitFailure, fmt.Errorf("%s (mode required; the agent is not started)", msg)
+		}
+		logger.Warn("sandbox: commands will be refused", "why", msg)
+	}
+	logger.Info("sandbox", "summary", s.sandbox.summary(), "missing", strings.Join(reportMissing(s.sandbox), "; "))
+
+	// 7. Terminals (redraws are signalled to the TUI without polling).
 	var wake *ui.Wake
 	// Subreaper: processes that escape a terminal's group, and orphans of the agent's own tree,
 	// are re-parented to acpterm so they can be found and reaped (acpclient's orphan reaper).
-	mo := terminals.ManagerOptions{MaxLive: cfg.Policy.MaxTerminals, KillGrace: cfg.Policy.KillGrace, Subreaper: true}
+	mo := terminals.ManagerOptions{MaxLive: cfg.Policy.MaxTerminals, KillGrace: cfg.Policy.KillGrace, Subreaper: true,
+		Sandbox: s.sandbox.spec}
 	if !o.headless {
 		wake = ui.NewWake()
 		mo.OnChange = wake.Notify
 	}
 	s.mgr = terminals.NewManager(mo)
 
-	// 6b. Interactive terminals for the agent, as the MCP server "acpterm" ([mcp] terminals).
+	// 7b. Interactive terminals for the agent, as the MCP server "acpterm" ([mcp] terminals).
 	if cfg.MCP.Terminals {
 		if s.mcp, err = startMCPTerminals(cwd, engine, logger); err != nil {
 			// Not a protection, a feature: the session runs without it, and says so.
@@ -262,12 +289,12 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		}
 	}
 
-	// 7. Signals → orderly shutdown: the context ends, the TUI or the headless
+	// 8. Signals → orderly shutdown: the context ends, the TUI or the headless
 	// renderer returns, and the deferred close answers prompts, kills terminals, stops the agent.
 	ctx, stop := notifyShutdown(ctx)
 	defer stop()
 
-	// 8. The agent.
+	// 9. The agent.
 	logger.Info("acpterm: starting agent", "command", agent, "cwd", cwd, "config", cfg.Source, "headless", o.headless)
 	// Headless questions are answered by the headless renderer (ui.RunHeadless, per --approve)
 	// rather than inside acpclient, so every answer reaches the transcript together with the
@@ -317,7 +344,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		return exitFailure, startFailure(agent[0], err, logPath)
 	}
 
-	// 9. The front end.
+	// 10. The front end.
 	if o.headless {
 		// A reader that goes away (`| head -1`) ends the session in order instead of killing
 		// acpterm with SIGPIPE halfway: writes then fail with EPIPE, which cancels hctx.

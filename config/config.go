@@ -27,6 +27,8 @@ type Config struct {
 	UI UI
 	// MCP is the [mcp] table.
 	MCP MCP
+	// Sandbox is the [sandbox] table: how the kernel confines commands and the agent.
+	Sandbox Sandbox
 }
 
 // MCP is the [mcp] table: what acpterm offers the agent as MCP servers.
@@ -35,6 +37,21 @@ type MCP struct {
 	// to every session as the MCP server "acpterm" (default true). A project file may turn it
 	// off, never on.
 	Terminals bool
+}
+
+// Sandbox is the [sandbox] table.
+type Sandbox struct {
+	// Mode is "off" (commands run with the user's rights), "auto" (every layer the kernel
+	// offers, the missing ones said) or "required" (a command, or an agent with Agent, is
+	// refused when a layer is missing). Default "auto".
+	Mode string
+	// Network is "on" (default) or "off" (commands get an empty network namespace).
+	Network string
+	// Agent starts the agent process itself through the sandbox (network on). Default false.
+	Agent bool
+	// AgentWrite are further absolute paths a sandboxed agent may write (beyond the roots,
+	// the temp dir and its built-in state directories).
+	AgentWrite []string
 }
 
 // Agent is the [agent] table.

@@ -110,9 +110,10 @@ func Default(cwd string) *Config {
 			KillGrace:    DefaultKillGrace,
 			MaxTerminals: DefaultMaxTerminals,
 		},
-		UI:    UI{Theme: "auto"},
-		Agent: Agent{Mode: DefaultAgentMode},
-		MCP:   MCP{Terminals: true},
+		UI:      UI{Theme: "auto"},
+		Agent:   Agent{Mode: DefaultAgentMode},
+		MCP:     MCP{Terminals: true},
+		Sandbox: Sandbox{Mode: "auto", Network: "on"},
 	}
 }
 
@@ -228,14 +229,22 @@ func errText(err error) string {
 
 // The on-disk shape. Pointers and pointer-to-slices tell "absent" from "empty".
 type fileConfig struct {
-	Agent  *fileAgent  `toml:"agent"`
-	Policy *filePolicy `toml:"policy"`
-	UI     *fileUI     `toml:"ui"`
-	MCP    *fileMCP    `toml:"mcp"`
+	Agent   *fileAgent   `toml:"agent"`
+	Policy  *filePolicy  `toml:"policy"`
+	UI      *fileUI      `toml:"ui"`
+	MCP     *fileMCP     `toml:"mcp"`
+	Sandbox *fileSandbox `toml:"sandbox"`
 }
 
 type fileMCP struct {
 	Terminals *bool `toml:"terminals"`
+}
+
+type fileSandbox struct {
+	Mode       *string   `toml:"mode"`
+	Network    *string   `toml:"network"`
+	Agent      *bool     `toml:"agent"`
+	AgentWrite *[]string `toml:"agent_write"`
 }
 
 type fileAgent struct {
@@ -410,6 +419,9 @@ func (l *loader) merge(cfg *Config, fc *fileConfig) error {
 		if err := l.policyTables(cfg, p); err != nil {
 			return err
 		}
+	}
+	if err := l.sandbox(cfg, fc.Sandbox); err != nil {
+		return err
 	}
 	if u := fc.UI; u != nil {
 		if u.Theme != nil {
@@ -836,6 +848,9 @@ func (l *loader) tighten(cfg *Config, fc *fileConfig) error {
 		}
 		cfg.MCP.Terminals = *m.Terminals
 	}
+	if err := l.sandbox(cfg, fc.Sandbox); err != nil {
+		return err
+	}
 	p := fc.Policy
 	if p == nil {
 		return nil
@@ -929,4 +944,66 @@ func validVarName(s string) bool {
 		}
 	}
 	return true
+}
+
+var (
+	sandboxModes    = []string{"off", "auto", "required"}
+	sandboxNetworks = []string{"on", "off"}
+)
+
+// sandbox validates and applies [sandbox]. A project file may only make it stricter: a
+// stricter mode, network off, agent = true; never agent_write.
+func (l *loader) sandbox(cfg *Config, s *fileSandbox) error {
+	if s == nil {
+		return nil
+	}
+	if s.Mode != nil {
+		v, err := l.enum("sandbox.mode", s.Mode, sandboxModes)
+		if err != nil {
+			return err
+		}
+		if l.project && slices.Index(sandboxModes, v) < slices.Index(sandboxModes, cfg.Sandbox.Mode) {
+			return l.widen("sandbox.mode", fmt.Sprintf("%q is looser than the current %q", v, cfg.Sandbox.Mode))
+		}
+		cfg.Sandbox.Mode = v
+	}
+	if s.Network != nil {
+		v, err := l.enum("sandbox.network", s.Network, sandboxNetworks)
+		if err != nil {
+			return err
+		}
+		if l.project && v == "on" && cfg.Sandbox.Network == "off" {
+			return l.widen("sandbox.network", `"on" is looser than the current "off"`)
+		}
+		cfg.Sandbox.Network = v
+	}
+	if s.Agent != nil {
+		if l.project && !*s.Agent && cfg.Sandbox.Agent {
+			return l.widen("sandbox.agent", "false is looser than the current true")
+		}
+		cfg.Sandbox.Agent = *s.Agent
+	}
+	if s.AgentWrite != nil {
+		if l.project && len(*s.AgentWrite) > 0 {
+			return l.widen("sandbox.agent_write", "it cannot add writable paths")
+		}
+		for i, w := range *s.AgentWrite {
+			key := fmt.Sprintf("sandbox.agent_write[%d]", i)
+			p, err := expandPath(w, l.getenv)
+			if err != nil {
+				return l.errf(key, "%s", err)
+			}
+			if !filepath.IsAbs(p) {
+				return l.errf(key, "%q is not an absolute path (after ~ and $VAR expansion)", w)
+			}
+			p = filepath.Clean(p)
+			if p == "/" {
+				return l.errf(key, "%q would make the whole file system writable", w)
+			}
+			if !slices.Contains(cfg.Sandbox.AgentWrite, p) {
+				cfg.Sandbox.AgentWrite = append(cfg.Sandbox.AgentWrite, p)
+			}
+		}
+	}
+	return nil
 }

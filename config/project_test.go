@@ -53,6 +53,18 @@ deny_write = ["~/notes/**"]
 	}
 }
 
+func TestProjectTightensSandbox(t *testing.T) {
+	_, cwd, e := sandbox(t)
+	writeFile(t, filepath.Join(cwd, ProjectFileName), "[sandbox]\nmode = \"required\"\nnetwork = \"off\"\nagent = true\n")
+	cfg, err := Load(LoadOptions{Cwd: cwd, Getenv: e.get})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cfg.Sandbox; s.Mode != "required" || s.Network != "off" || !s.Agent || s.AgentWrite != nil {
+		t.Errorf("sandbox %+v", s)
+	}
+}
+
 func TestProjectWidenIsError(t *testing.T) {
 	_, cwd, e := sandbox(t)
 	proj := filepath.Join(cwd, ProjectFileName)
@@ -68,6 +80,8 @@ func TestProjectWidenIsError(t *testing.T) {
 		{"ui", "[ui.keys]\napprove_always = [\"enter\"]\n", proj + `:1:2: ui: a project file (.acpterm.toml) may only tighten the policy; [ui] cannot be set (key bindings decide what a keypress approves)`},
 		{"bad value still checked", "[policy]\nunmatched = \"maybe\"\n", proj + `:2:13: policy.unmatched: must be "allow", "ask" or "deny", not "maybe"`},
 		{"unknown key", "[policy]\nrootz = []\n", proj + `:2:1: policy.rootz: unknown key`},
+		{"sandbox off", "[sandbox]\nmode = \"off\"\n", proj + `:2:1: sandbox.mode: a project file (.acpterm.toml) may only tighten the policy; "off" is looser than the current "auto"`},
+		{"sandbox agent_write", "[sandbox]\nagent_write = [\"/x\"]\n", proj + `:2:1: sandbox.agent_write: a project file (.acpterm.toml) may only tighten the policy; it cannot add writable paths`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

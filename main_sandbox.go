@@ -1,0 +1,187 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/sandbox"
+)
+
+// sessionSandbox is a session's sandbox: the spec its terminals run under and what the
+// canary run of the helper found in force.
+type sessionSandbox struct {
+	mode    sandbox.Mode
+	spec    *sandbox.Spec   // nil when the mode is off
+	report  *sandbox.Report // nil when the mode is off
+	tempDir string          // the session's private temp dir (removed with the session)
+}
+
+// summary is the status-bar text: "sandbox: landlock 7 · ns · net off", or "sandbox: off".
+func (s *sessionSandbox) summary() string {
+	if s == nil || s.spec == nil {
+		return "sandbox: off"
+	}
+	return s.report.Summary()
+}
+
+// scope says how a command will run, for the approval dialog: "writes only in ~/src/proj,
+// network off"; "" when commands are not confined.
+func (s *sessionSandbox) scope(home string) string {
+	if s == nil || s.spec == nil || !s.report.Layers.Landlock.Enforced {
+		return ""
+	}
+	roots := make([]string, len(s.spec.Roots))
+	for i, r := range s.spec.Roots {
+		if home != "" && within(r, home) {
+			r = "~" + strings.TrimPrefix(r, home)
+		}
+		roots[i] = r
+	}
+	return "writes only in " + strings.Join(roots, ", ") + ", network " + s.report.Layers.Net
+}
+
+// confined reports whether commands run with Landlock and the mount namespace in force.
+func (s *sessionSandbox) confined() bool { return s != nil && s.report.Confined() }
+
+func (s *sessionSandbox) close() {
+	if s != nil && s.tempDir != "" {
+		_ = os.RemoveAll(s.tempDir)
+	}
+}
+
+func within(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+// sandboxFor builds the session's sandbox spec from the config (mode overridden by --sandbox
+// when flagMode is set) and runs the helper's canaries once. protect are acpterm's own files
+// (config, state, logs) no sandboxed process may write. In required mode a missing layer is
+// an error naming it.
+func sandboxFor(cfg *config.Config, flagMode string, getenv func(string) string, protect []string) (*sessionSandbox, error) {
+	modeName := cfg.Sandbox.Mode
+	if flagMode != "" {
+		modeName = flagMode
+	}
+	mode, err := sandbox.ParseMode(modeName)
+	if err != nil {
+		return nil, usageError("--sandbox: %v", err)
+	}
+	s := &sessionSandbox{mode: mode}
+	if mode == sandbox.ModeOff {
+		return s, nil
+	}
+	network, err := sandbox.ParseNetwork(cfg.Sandbox.Network)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "acpterm-session-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: session temp dir: %w", err)
+	}
+	s.tempDir = tmp
+	home := getenv("HOME")
+	pr := sandbox.ProtectedPaths(cfg.Policy.Roots, home)
+	ro := pr.ReadOnly
+	for _, p := range append(protect, config.ConfigDir(getenv), config.StateDir(getenv)) {
+		if filepath.IsAbs(p) {
+			ro = append(ro, p)
+		}
+	}
+	if filepath.IsAbs(cfg.Source) {
+		ro = append(ro, cfg.Source)
+	}
+	mask := append(sandbox.SecretPaths(home), sandbox.MaskPaths(cfg.Policy.FS.DenyRead, cfg.Policy.Roots, home)...)
+	s.spec = &sandbox.Spec{
+		Mode: mode, Roots: cfg.Policy.Roots, TempDir: tmp, ReadOnly: ro, Pin: pr.Pin, Mask: mask,
+		Network: network, Seccomp: true,
+	}
+	// The canaries run in auto mode, so that every missing layer is reported at once.
+	probe := *s.spec
+	probe.Mode = sandbox.ModeAuto
+	rep, err := sandbox.Check(&probe)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	rep.Mode = mode
+	s.report = &rep
+	return s, nil
+}
+
+// refusal is the error of required mode when a layer is missing; "" when none is.
+func (s *sessionSandbox) refusal() string {
+	if s == nil || s.mode != sandbox.ModeRequired || s.report.Complete() {
+		return ""
+	}
+	return "sandbox: required layer missing: " + strings.Join(s.report.Missing, "; ")
+}
+
+// runSandbox runs `acpterm sandbox check [--config FILE] [--cwd DIR] [--sandbox MODE]`: it
+// runs the helper's canaries as a command would be run and prints what is in force as JSON.
+// Exit 0 when what the mode asks for is in force (off: always), 1 when a layer is missing,
+// 2 for a usage or config error.
+func runSandbox(args []string, std stdio, getenv func(string) string) int {
+	const usage = "usage: acpterm sandbox check [--config FILE] [--cwd DIR] [--sandbox MODE]"
+	if len(args) == 0 || args[0] != "check" {
+		fmt.Fprintln(std.err, "acpterm: "+usage)
+		return exitUsage
+	}
+	var configPath, cwdFlag, mode string
+	fs := flag.NewFlagSet("acpterm sandbox check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&configPath, "config", "", "")
+	fs.StringVar(&cwdFlag, "cwd", "", "")
+	fs.StringVar(&mode, "sandbox", "", "")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
+		fmt.Fprintln(std.err, "acpterm: sandbox check: "+usage)
+		return exitUsage
+	}
+	cwd, err := sessionDir(cliOptions{cwd: cwdFlag})
+	if err != nil {
+		fmt.Fprintf(std.err, "acpterm: sandbox check: %s\n", trimUsage(err))
+		return exitUsage
+	}
+	cfg, err := config.Load(config.LoadOptions{Path: configPath, Cwd: cwd, Getenv: getenv})
+	if err != nil {
+		fmt.Fprintf(std.err, "acpterm: sandbox check: config: %v\n", err)
+		return exitUsage
+	}
+	effective := cfg.Sandbox.Mode
+	if mode != "" {
+		effective = mode
+	}
+	m, err := sandbox.ParseMode(effective)
+	if err != nil {
+		fmt.Fprintf(std.err, "acpterm: sandbox check: --sandbox: %v\n", err)
+		return exitUsage
+	}
+	if m == sandbox.ModeOff {
+		m = sandbox.ModeAuto // show what a sandbox would have; exit 0 whatever it finds
+	}
+	s, err := sandboxFor(cfg, string(m), getenv, nil)
+	if err != nil {
+		fmt.Fprintf(std.err, "acpterm: sandbox check: %s\n", trimUsage(err))
+		return exitFailure
+	}
+	defer s.close()
+	rep := *s.report
+	rep.Mode = sandbox.Mode(effective)
+	out, _ := json.MarshalIndent(rep, "", "  ")
+	fmt.Fprintf(std.out, "%s\n", out)
+	if rep.Mode != sandbox.ModeOff && len(rep.Missing) > 0 {
+		return exitFailure
+	}
+	return exitOK
+}
+
+// reportMissing lists the missing layers (none when the sandbox is off).
+func reportMissing(s *sessionSandbox) []string {
+	if s == nil || s.report == nil {
+		return nil
+	}
+	return s.report.Missing
+}
