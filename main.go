@@ -329,6 +329,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
 		Log: logger, Env: agentEnv, Mode: cfg.Agent.Mode, Trace: trace, ExtraMcpServers: s.mcp.serversFunc(),
 		LoadSession: o.resume, Continue: o.cont, DeferSession: o.pick, Store: sessionStore(getenv),
+		Sandbox: s.sandbox.agentSpec(cfg, agent, getenv("HOME")),
 	})
 	if s.client != nil && s.mcp != nil {
 		s.mcp.client.Store(s.client)

@@ -185,3 +185,23 @@ func reportMissing(s *sessionSandbox) []string {
 	}
 	return s.report.Missing
 }
+
+// agentSpec returns the spec the agent process runs under when [sandbox] agent is on (nil
+// otherwise, and when the sandbox is off): the commands' spec with the network on and, as
+// further writable paths, the agent's own state directories (created when missing, so that
+// Landlock can grant them) and [sandbox] agent_write.
+func (s *sessionSandbox) agentSpec(cfg *config.Config, agent []string, home string) *sandbox.Spec {
+	if s == nil || s.spec == nil || !cfg.Sandbox.Agent {
+		return nil
+	}
+	a := *s.spec
+	a.Network = sandbox.NetworkOn
+	a.Write = nil
+	for _, p := range append(sandbox.AgentStateDirs(agent, home), cfg.Sandbox.AgentWrite...) {
+		if _, err := os.Lstat(p); err != nil && filepath.Ext(p) == "" {
+			_ = os.MkdirAll(p, 0o700)
+		}
+		a.Write = append(a.Write, p)
+	}
+	return &a
+}

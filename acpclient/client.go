@@ -20,6 +20,7 @@ import (
 
 	"github.com/acpterm/acpterm/config"
 	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/sandbox"
 	"github.com/acpterm/acpterm/terminals"
 )
 
@@ -91,6 +92,10 @@ type Options struct {
 	// mode in which the agent asks before acting (the built-in table, ApprovingMode), ModeAgent
 	// keeps the agent's choice, anything else is the id of a mode the agent offers.
 	Mode string
+	// Sandbox, when not nil, starts the agent process through the sandbox helper under this
+	// spec, and the fs/* service never reads what the spec masks nor writes where the agent
+	// itself could not (so acpterm is no way around the agent's confinement).
+	Sandbox *sandbox.Spec
 	// Trace, when set, receives every JSON-RPC line sent to or read from the agent as JSONL
 	// ({"t", "dir": "->"|"<-", "msg"}); writes are serialised. nil: no trace.
 	Trace io.Writer
@@ -259,7 +264,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 			log.Info("opencode: OPENCODE_PERMISSION is already set; acpterm leaves it as it is")
 		}
 	}
-	c.proc, err = startAgent(o.Command, cwd, env, log)
+	c.proc, err = startAgent(o.Command, cwd, env, o.Sandbox, log)
 	if err != nil {
 		c.lifeStop()
 		c.q.abandon()

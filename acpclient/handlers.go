@@ -102,6 +102,9 @@ func (c *Client) ReadTextFile(ctx context.Context, p acp.ReadTextFileRequest) (a
 		return acp.ReadTextFileResponse{}, reqErr(codeInvalidParams, "fs/read_text_file: path %q is not absolute", p.Path)
 	}
 	d := c.o.Engine.DecideRead(p.Path)
+	if c.o.Sandbox != nil && !c.o.Sandbox.MayRead(p.Path) {
+		d = permissions.Decision{Verdict: permissions.Deny, Rule: "sandbox: masked", Reason: "the sandboxed agent may not read it (masked in its sandbox)"}
+	}
 	if err := c.gate(ctx, "read", d, p.Path, nil, ""); err != nil {
 		return acp.ReadTextFileResponse{}, err
 	}
@@ -138,6 +141,9 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 		return acp.WriteTextFileResponse{}, reqErr(codeInvalidParams, "fs/write_text_file: path %q is not absolute", p.Path)
 	}
 	d := c.o.Engine.DecideWrite(p.Path)
+	if c.o.Sandbox != nil && !c.o.Sandbox.MayWrite(p.Path) {
+		d = permissions.Decision{Verdict: permissions.Deny, Rule: "sandbox: read-only", Reason: "the sandboxed agent may not write there (outside its writable paths, or protected)"}
+	}
 	key := "write:" + filepath.Clean(p.Path)
 	c.mu.Lock()
 	if c.written != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/acpterm/acpterm/config"
 	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/sandbox"
 	"github.com/acpterm/acpterm/terminals"
 )
 
@@ -23,6 +24,7 @@ import (
 var agentBin string
 
 func TestMain(m *testing.M) {
+	sandbox.RunHelperIfAsked()
 	dir, err := os.MkdirTemp("", "acpclient-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -12,8 +12,11 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/acpterm/acpterm/sandbox"
 )
 
 // StderrTailLines is how many of the agent's last stderr lines are kept (for AgentExited and
@@ -33,6 +36,7 @@ type agentProc struct {
 	stderr *os.File // our read end of the agent's stderr
 
 	ring *lineRing
+	sb   *sandbox.Process // nil: not sandboxed
 
 	exited     chan struct{} // closed once the leader was reaped
 	code       *int
@@ -44,8 +48,10 @@ type agentProc struct {
 }
 
 // startAgent spawns argv in dir with env (nil = acpterm's environment) as the leader of a new
-// process group. Errors name the command: a missing program or an exec failure.
-func startAgent(argv []string, dir string, env []string, log *slog.Logger) (*agentProc, error) {
+// process group; with spec, through the sandbox helper (the leader is then the helper, the
+// init of the agent's PID namespace). Errors name the command: a missing program, an exec
+// failure, a layer missing in required mode.
+func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, log *slog.Logger) (*agentProc, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("acpclient: no agent command given")
 	}
@@ -84,7 +90,15 @@ func startAgent(argv []string, dir string, env []string, log *slog.Logger) (*age
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
+	var sb *sandbox.Process
+	if spec != nil {
+		if cmd.Env == nil {
+			cmd.Env = os.Environ()
+		}
+		sb, err = sandbox.Start(spec, cmd)
+	} else {
+		err = cmd.Start()
+	}
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -95,7 +109,7 @@ func startAgent(argv []string, dir string, env []string, log *slog.Logger) (*age
 		return nil, fmt.Errorf("acpclient: start agent %q: %w", argv[0], err)
 	}
 	p := &agentProc{
-		cmd: cmd, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR,
+		cmd: cmd, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR, sb: sb,
 		ring: newLineRing(StderrTailLines), exited: make(chan struct{}), stderrDone: make(chan struct{}),
 	}
 	go p.drainStderr(log)
@@ -106,6 +120,15 @@ func startAgent(argv []string, dir string, env []string, log *slog.Logger) (*age
 // wait reaps the leader and records how it ended (never a negative code: the schema's exit code is unsigned).
 func (p *agentProc) wait() {
 	_ = p.cmd.Wait()
+	if p.sb != nil {
+		// The helper cannot die by a signal (a PID namespace's init): the agent's own status
+		// comes over its status pipe; none means the helper was killed, and the agent with it.
+		if st, ok := p.sb.Exit(time.Second); ok {
+			p.code, p.signal = st.Code, st.Signal
+			close(p.exited)
+			return
+		}
+	}
 	if ps := p.cmd.ProcessState; ps != nil {
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			p.signal = unix.SignalName(ws.Signal())

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -196,4 +197,52 @@ func (r *Report) Summary() string {
 		parts = append(parts, "missing "+strings.Join(names, ","))
 	}
 	return "sandbox: " + strings.Join(parts, " · ")
+}
+
+// resolve returns p with symlinks resolved; for a path that does not exist yet, its
+// nearest existing ancestor resolved and the rest appended.
+func resolve(p string) string {
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	dir, base := filepath.Split(p)
+	if dir == "" || dir == "/" || dir == p {
+		return p
+	}
+	return filepath.Join(resolve(strings.TrimSuffix(dir, "/")), base)
+}
+
+// MayRead reports whether a process under s can read p: false when p is at or below a
+// masked path (symlinks resolved). For services acpterm performs on behalf of a sandboxed
+// process, so that they never reach further than the process itself.
+func (s *Spec) MayRead(p string) bool {
+	r := resolve(p)
+	for _, m := range s.Mask {
+		if within(r, m) || within(p, m) {
+			return false
+		}
+	}
+	return true
+}
+
+// MayWrite reports whether a process under s can write p: at or below a root, the temp
+// dir or a Write path, and not at or below a read-only or masked path (symlinks resolved).
+func (s *Spec) MayWrite(p string) bool {
+	r := resolve(p)
+	for _, list := range [][]string{s.ReadOnly, s.Mask} {
+		for _, ro := range list {
+			if within(r, ro) || within(p, ro) {
+				return false
+			}
+		}
+	}
+	for _, list := range [][]string{s.Roots, {s.TempDir}, s.Write} {
+		for _, w := range list {
+			if within(r, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
