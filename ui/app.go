@@ -72,6 +72,12 @@ type Options struct {
 	// Warnings are shown as banners when the program starts (e.g. saved grants that were
 	// skipped: permissions.Engine.GrantWarnings).
 	Warnings []string
+	// Sandbox is the status bar's account of the OS sandbox ("sandbox: landlock 7 · ns · net
+	// off", "sandbox: off"); "" shows "policy only".
+	Sandbox string
+	// SandboxScope says in the approval dialog of a command how it will run ("writes only in
+	// ~/src/proj, network off"); "" shows nothing.
+	SandboxScope string
 }
 
 // ErrAgentExited is returned by Run when the user quit after the agent process had exited on its
@@ -129,6 +135,7 @@ func Run(ctx context.Context, o Options) error {
 		grants:    engineGrants(o.Engine),
 		agentName: o.AgentName,
 		polling:   o.Wake == nil,
+		sandbox:   o.Sandbox, sandboxScope: o.SandboxScope,
 	})
 	m.queue = append(m.queue, o.Prompts...)
 	m.pickAtStart = o.PickSession

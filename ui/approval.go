@@ -159,6 +159,7 @@ func escAnswer(cs []approvalChoice) acpclient.Answer {
 // allow for this session, save as rule) is never picked by one key: its key selects it, and
 // enter confirms. No key is ever dropped: keys that are not the overlay's go on to the root.
 type approvals struct {
+	scope  string         // how commands run in the sandbox ("writes only in ~/p, network off"); "" unconfined
 	focus  bool           // the user is answering: the overlay takes keys
 	typed  string         // printable keys that only selected a lasting choice since the user last navigated
 	front  string         // id of the request in front at the last sync
@@ -181,8 +182,8 @@ type approvals struct {
 // how the overlay opens; no key is ever held back or dropped by time.
 const typingRecent = 2 * time.Second
 
-func newApprovals() *approvals {
-	return &approvals{sel: map[string]int{}, scroll: map[string]int{}, room: 1}
+func newApprovals(scope string) *approvals {
+	return &approvals{scope: scope, sel: map[string]int{}, scroll: map[string]int{}, room: 1}
 }
 
 func (a *approvals) overlayID() string { return "approval" }
@@ -416,6 +417,9 @@ func (a *approvals) render(st *Styles, km *KeyMap, p acpclient.PermissionAsked, 
 	}
 	if d := p.Policy; d != nil {
 		body = append(body, policyLines(st, d, inner)...)
+		if a.scope != "" && len(d.Argv) > 0 {
+			body = append(body, wrapLabeledProse(st.Dim.Render("sandbox:")+" ", revealLine(a.scope), inner)...)
+		}
 		if grantErr != nil && ownPrompt(p) {
 			body = append(body, wrapLabeledProse(st.Dim.Render("no \"always\": "), st.Dim.Render(revealLine(grantErr.Error())), inner)...)
 		}

@@ -71,6 +71,11 @@ type deps struct {
 	grants    grantsAPI // nil: no grants view
 	agentName string
 	polling   bool // no Wake wired: poll pane versions while panes are live
+	// sandbox is the status-bar summary of the sandbox ("sandbox: landlock 7 · ns · net off");
+	// "" means none was given (the bar says "policy only").
+	sandbox string
+	// sandboxScope is how commands run, for the approval dialog ("writes only in ~/p, network off").
+	sandboxScope string
 }
 
 type clientAgent struct{ c *acpclient.Client }

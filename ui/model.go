@@ -139,7 +139,7 @@ func newModel(d deps) *Model {
 		tick:     tea.Tick,
 		keys:     DefaultKeyMap(),
 		ed:       newEditor(),
-		appr:     newApprovals(),
+		appr:     newApprovals(d.sandboxScope),
 		help:     help.New(),
 		paneByID: map[string]*pane{},
 		selected: -1,

@@ -258,7 +258,11 @@ func (m *Model) statusLine(width int) string {
 	if sid := m.state.Info.SessionID; sid != "" {
 		parts = append(parts, "session "+truncate(sanitizeLine(sid), 12))
 	}
-	parts = append(parts, "policy "+m.policySource()+" (policy only)")
+	if m.d.sandbox != "" {
+		parts = append(parts, "policy "+m.policySource(), m.d.sandbox)
+	} else {
+		parts = append(parts, "policy "+m.policySource()+" (policy only)")
+	}
 	right := m.keys.Help.Help().Key + " help"
 	left := " " + strings.Join(parts, " · ")
 	room := width - ansi.StringWidth(right) - 2
