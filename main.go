@@ -261,7 +261,18 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		}
 		logger.Warn("sandbox: commands will be refused", "why", msg)
 	}
-	logger.Info("sandbox", "summary", s.sandbox.summary(), "missing", strings.Join(reportMissing(s.sandbox), "; "))
+	// A layer missing in auto mode is said: on stderr (headless) or as a banner.
+	if missing := reportMissing(s.sandbox); len(missing) > 0 {
+		w := "sandbox: not in force: " + strings.Join(missing, "; ")
+		if s.sandbox.mode == sandbox.ModeRequired {
+			w = s.sandbox.refusal() + " (every command will be refused)"
+		}
+		grantWarnings = append(grantWarnings, w)
+		if o.headless {
+			fmt.Fprintf(std.err, "acpterm: warning: %s\n", ui.SafeText(w))
+		}
+	}
+	logger.Info("sandbox", "summary", s.sandbox.summary(), "confined", s.sandbox.confined(), "missing", strings.Join(reportMissing(s.sandbox), "; "))
 
 	// 7. Terminals (redraws are signalled to the TUI without polling).
 	var wake *ui.Wake
@@ -371,6 +382,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		Client: s.client, Config: cfg, Engine: engine, Terminals: s.mgr,
 		AgentName: filepath.Base(agent[0]), Wake: wake, Prompts: prompts, Warnings: grantWarnings,
 		PickSession: o.pick,
+		Sandbox: s.sandbox.summary(), SandboxScope: s.sandbox.scope(getenv("HOME")),
 	})
 	switch {
 	case err == nil:

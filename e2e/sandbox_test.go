@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -111,4 +112,18 @@ func TestSandboxKill9TakesSetsidChild(t *testing.T) {
 		}
 		time.Sleep(tmuxtest.PollInterval)
 	}
+}
+
+// TestTUISandboxVisible: the status bar says which layers are in force, and a command's
+// approval dialog says how it will run.
+func TestTUISandboxVisible(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig("[sandbox]\nnetwork = \"off\"\n")
+	tm := startDemo(t, e, "long 2")
+	tm.waitFor(modalReady)
+	tm.waitFor("sandbox: writes only in " + e.project + ", network off")
+	tm.keys("Enter")
+	tm.waitMatch(regexp.MustCompile(`terminal \S+ exit 0`))
+	tm.waitMatch(regexp.MustCompile(`policy config\.toml · sandbox: landlock \d · ns · net off`))
+	quit(t, e, tm, 0)
 }
