@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/acpterm/acpterm/internal/sandboxtest"
 	"github.com/acpterm/acpterm/netproxy"
 	"github.com/acpterm/acpterm/sandbox"
 )
@@ -26,12 +27,12 @@ func TestSandboxedTerminalNetworkProxy(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Fatal("python3 is not installed")
 	}
-	w := newEscapeWorld(t)
+	w := sandboxtest.New(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { fmt.Fprintf(rw, "hello %s", r.URL.Path) }))
 	t.Cleanup(srv.Close)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	// A unix socket outside the sandbox (think docker.sock): seccomp must refuse reaching it.
-	sock := filepath.Join(w.outside, "daemon.sock")
+	sock := filepath.Join(w.Outside, "daemon.sock")
 	ul, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestSandboxedTerminalNetworkProxy(t *testing.T) {
 	}
 	t.Cleanup(func() { p.Close() })
 	stopped := make(chan string, 4)
-	h := newMgr(t, ManagerOptions{Sandbox: w.spec(sandbox.NetworkProxy), Network: func(id, label string, ln net.Listener) func() {
+	h := newMgr(t, ManagerOptions{Sandbox: w.Spec(sandbox.NetworkProxy), Network: func(id, label string, ln net.Listener) func() {
 		ep, err := p.Serve(netproxy.Identity{Terminal: id, Label: label}, ln)
 		if err != nil {
 			t.Errorf("Serve: %v", err)
@@ -78,8 +79,8 @@ try:
 except OSError as e:
     print("unix", type(e).__name__)' %[2]s
 echo END`, port, sock)
-	env := append(append([]string(nil), testEnv...), "HOME="+w.home, "HTTP_PROXY=http://evil.example:1")
-	term := h.start(t, StartOptions{ShellLine: script, Dir: w.root, Env: env, Size: Size{Cols: 200, Rows: 50}, Label: "netcheck"})
+	env := append(append([]string(nil), testEnv...), "HOME="+w.Home, "HTTP_PROXY=http://evil.example:1")
+	term := h.start(t, StartOptions{ShellLine: script, Dir: w.Root, Env: env, Size: Size{Cols: 200, Rows: 50}, Label: "netcheck"})
 	st := waitExit(t, term)
 	out := term.Output().Text
 	if st.Code == nil || *st.Code != 0 || !strings.Contains(out, "END") {
