@@ -382,7 +382,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		Client: s.client, Config: cfg, Engine: engine, Terminals: s.mgr,
 		AgentName: filepath.Base(agent[0]), Wake: wake, Prompts: prompts, Warnings: grantWarnings,
 		PickSession: o.pick,
-		Sandbox: s.sandbox.summary(), SandboxScope: s.sandbox.scope(getenv("HOME")),
+		Sandbox:     s.sandbox.summary(), SandboxScope: s.sandbox.scope(getenv("HOME")),
 	})
 	switch {
 	case err == nil:
