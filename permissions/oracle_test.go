@@ -1057,3 +1057,70 @@ func FuzzOracle(f *testing.F) {
 		}
 	})
 }
+
+// knownFalseAllow are lines of typical_asks.txt today's analyser allows although they run a
+// program, write outside the roots or load code; the value says how. Each is asserted to still
+// be allowed, so whoever fixes one must move it out of this list.
+var knownFalseAllow = map[string]string{
+	"fd -x id":                                      "fd -x runs a program for every match",
+	"fd --exec id":                                  "fd --exec runs a program for every match",
+	"fd -X id":                                      "fd -X runs a program with all matches",
+	"fd --exec-batch id":                            "fd --exec-batch runs a program with all matches",
+	"fd -tf -x id {}":                               "fd -x runs a program for every match",
+	"bat --pager=id README.md":                      "bat --pager runs the pager program it names",
+	"bat --pager 'sh -c id' README.md":              "bat --pager runs the pager command line it names",
+	"tree -o ~/.bashrc":                             "tree -o writes its output file wherever it points",
+	"tree -o ../outside/x":                          "tree -o writes its output file wherever it points",
+	"uniq README.md ~/.bashrc":                      "uniq's second operand is its output file",
+	"xxd -r README.md ~/.bashrc":                    "xxd's second operand is its output file",
+	"file -C -m ~/x":                                "file -C compiles the magic file into ~/x.mgc",
+	"mypy --junit-xml ~/.bashrc src":                "mypy --junit-xml writes a report wherever it points",
+	"mypy --cache-dir /tmp/c src":                   "mypy --cache-dir writes its cache outside the roots",
+	"ruff check --cache-dir /tmp/x .":               "ruff --cache-dir writes its cache outside the roots",
+	"pytest --debug=/tmp/x.log":                     "pytest --debug writes a debug log wherever it points",
+	"go test ./... -args -test.coverprofile=/tmp/x": "-test.* flags after -args reach the test binary, which writes the profile",
+	"go test -run TestX ./pkg/util -args -test.cpuprofile=/tmp/cpu": "-test.* flags after -args reach the test binary, which writes the profile",
+	"pytest -p evil":                                   "pytest -p imports a plugin module by name",
+	"python3 -m pytest -p evil":                        "pytest -p imports a plugin module by name",
+	"pytest -c /tmp/x.ini":                             "pytest -c reads its configuration (addopts, plugins) from outside the roots",
+	"pytest -o addopts='-p evil'":                      "pytest -o sets ini options such as addopts, which can load plugins",
+	"python3 -m pytest --override-ini=addopts=-p/evil": "pytest --override-ini sets addopts, which can load plugins",
+	"pytest --rootdir=/tmp -c /tmp/x.ini":              "pytest -c reads its configuration from outside the roots",
+	"pytest --basetemp=/tmp/x":                         "pytest --basetemp empties and reuses the directory it names",
+	"pytest --pastebin=all":                            "pytest --pastebin uploads the test output to a paste service",
+	"golangci-lint run --config /tmp/x.yml":            "golangci-lint --config reads a configuration from outside the roots, which can load plugin linters",
+	"cargo metadata --manifest-path /tmp/x/Cargo.toml": "cargo reads .cargo/config.toml beside the manifest outside the roots, which can name a rustc wrapper it runs",
+}
+
+// TestTypicalAsks: options of allowed programs that launch programs, write outside the roots or
+// load code (typical_asks.txt) are never "allow" under the typical config, except the listed
+// known false allows, which must still be allowed.
+func TestTypicalAsks(t *testing.T) {
+	seeds := readOracleCorpus(t, "typical_asks.txt")
+	box, err := newOracleBox(os.Geteuid(), "/nonexistent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(box.base) })
+	e, err := oracleEngine(box, oracleConfig, os.Getenv("PATH"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range seeds {
+		seen[s.line] = true
+		d := e.DecideCommand(CommandRequest{Command: s.line})
+		why, known := knownFalseAllow[s.line]
+		switch {
+		case known && d.Verdict != Allow:
+			t.Errorf("typical_asks.txt:%d: %q is %s now: remove it from knownFalseAllow (%s)", s.n, s.line, d.Verdict, why)
+		case !known && d.Verdict == Allow:
+			t.Errorf("typical_asks.txt:%d: %q is allowed under the typical config (%s), want ask or deny", s.n, s.line, d.Reason)
+		}
+	}
+	for line := range knownFalseAllow {
+		if !seen[line] {
+			t.Errorf("knownFalseAllow lists %q, which is not in typical_asks.txt", line)
+		}
+	}
+}
