@@ -1,10 +1,13 @@
 package realagents
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Today's agents (claude-agent-acp 0.101, codex-acp 2.6, gemini-cli 0.61, opencode 1.18), each
@@ -22,6 +25,20 @@ type currentAgent struct {
 	// forOutput, when set, changes the agent's own config for the output test: gemini-cli sends
 	// no command output over ACP (content: []) when it runs commands in its own PTY.
 	forOutput func(t *testing.T, r *run)
+	// forModes, when set, changes the agent's config for the mode switch test: gemini-cli
+	// refuses its non-asking modes in a folder the user has not trusted.
+	forModes func(t *testing.T, r *run)
+}
+
+// geminiTrust marks the session cwd as a trusted folder for gemini-cli.
+func geminiTrust(t *testing.T, r *run) {
+	dir := filepath.Join(r.home, ".gemini")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trustedFolders.json"), []byte(fmt.Sprintf("{%q: \"TRUST_FOLDER\"}\n", r.cwd)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // geminiNoPTY writes gemini-cli's user setting that runs commands without its PTY, so that
@@ -37,10 +54,10 @@ func geminiNoPTY(t *testing.T, r *run) {
 }
 
 var currentAgents = []currentAgent{
-	{claudeCurrent, "created-by-agent.txt", "default", "mode Auto → Manual", `^\[diff\] .*hello\.txt$`, "hello from the mock model\nline 2 (edited)\n", nil},
-	{codexCurrent, "created-by-codex.txt", "read-only", "mode Auto review → Read-only", `^\[diff\] .*hello\.txt$`, "hello from the mock model\n", nil},
-	{gemini, "created-by-gemini.txt", "default", "", `^\[write\] .*hello\.txt \(created, 26 bytes\)$`, "hello from the mock model\n", geminiNoPTY},
-	{opencode, "created-by-opencode.txt", "build", "", `^\[write\] .*hello\.txt \(created, 26 bytes\)$`, "hello from the mock model\n", nil},
+	{claudeCurrent, "created-by-agent.txt", "default", "mode Auto → Manual", `^\[diff\] .*hello\.txt$`, "hello from the mock model\nline 2 (edited)\n", nil, nil},
+	{codexCurrent, "created-by-codex.txt", "read-only", "mode Auto review → Read-only", `^\[diff\] .*hello\.txt$`, "hello from the mock model\n", nil, nil},
+	{gemini, "created-by-gemini.txt", "default", "", `^\[write\] .*hello\.txt \(created, 26 bytes\)$`, "hello from the mock model\n", geminiNoPTY, geminiTrust},
+	{opencode, "created-by-opencode.txt", "build", "", `^\[write\] .*hello\.txt \(created, 26 bytes\)$`, "hello from the mock model\n", nil, nil},
 }
 
 func currentOf(t *testing.T, name string) currentAgent {
@@ -107,3 +124,77 @@ func TestCurrentHeadlessClaude(t *testing.T)   { testCurrentHeadless(t, currentO
 func TestCurrentHeadlessCodex(t *testing.T)    { testCurrentHeadless(t, currentOf(t, codexCurrent)) }
 func TestCurrentHeadlessGemini(t *testing.T)   { testCurrentHeadless(t, currentOf(t, gemini)) }
 func TestCurrentHeadlessOpencode(t *testing.T) { testCurrentHeadless(t, currentOf(t, opencode)) }
+
+// statusRe extracts the mode and model from acpterm's status bar.
+var (
+	statusModeRe  = regexp.MustCompile(`· mode (.+?)(?: \((asks|does not ask)\))? ·`)
+	statusModelRe = regexp.MustCompile(`· model (.+?) ·`)
+)
+
+// statusOf returns the mode, whether it asks ("asks", "does not ask" or ""), and the model the
+// status bar (the screen's last line) shows.
+func statusOf(scr string) (mode, asks, model string) {
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if m := statusModeRe.FindStringSubmatch(last); m != nil {
+		mode, asks = m[1], m[2]
+	}
+	if m := statusModelRe.FindStringSubmatch(last); m != nil {
+		model = m[1]
+	}
+	return mode, asks, model
+}
+
+// testCurrentTUI: in the TUI, the status bar shows the asking mode acpterm chose; an approved
+// command runs and its output shows; alt+m and alt+p switch mode and model (a mode that does not
+// ask keeps a warning on screen); ctrl+q leaves nothing running (newRun's cleanup checks).
+func testCurrentTUI(t *testing.T, a currentAgent, modeName string) {
+	t.Parallel()
+	r := newRun(t, a.agent)
+	if a.forOutput != nil {
+		a.forOutput(t, r)
+	}
+	if a.forModes != nil {
+		a.forModes(t, r)
+	}
+	s := r.startTUI(t, r.writeConfig(policyOpts{}))
+	s.waitScreen(`· mode `+regexp.QuoteMeta(modeName)+` \(asks\) ·`, startTimeout)
+	s.typeText("touch a file")
+	s.keys("Enter")
+	screens, answered := s.drive(`(?m)^\s*Created`, "a", turnTimeout)
+	if answered != 1 {
+		t.Errorf("answered %d permission prompts, want 1", answered)
+	}
+	if !anyScreen(screens, `hello-from-agent`) {
+		t.Errorf("the command's output never showed")
+	}
+	if _, err := os.Stat(filepath.Join(r.cwd, a.created)); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	if anyScreen(screens, `ran without asking`) {
+		t.Errorf("the approved command was flagged as unasked")
+	}
+	mode0, _, model0 := statusOf(s.screen())
+	s.keys("M-m")
+	var mode1, asks1 string
+	if !waitFor(30*time.Second, func() bool { mode1, asks1, _ = statusOf(s.screen()); return mode1 != "" && mode1 != mode0 }) {
+		t.Fatalf("alt+m did not change the mode from %q:\n%s", mode0, s.screen())
+	}
+	if asks1 == "does not ask" {
+		s.waitScreen(`⚠ mode `+regexp.QuoteMeta(mode1)+` does not ask`, 10*time.Second)
+	}
+	s.keys("M-p")
+	var model1 string
+	if !waitFor(30*time.Second, func() bool { _, _, model1 = statusOf(s.screen()); return model1 != "" && model1 != model0 }) {
+		t.Fatalf("alt+p did not change the model from %q:\n%s", model0, s.screen())
+	}
+	t.Logf("mode %q → %q (%s), model %q → %q", mode0, mode1, asks1, model0, model1)
+	if st := s.quit(); st != "0" {
+		t.Errorf("acpterm exited %s, want 0", st)
+	}
+}
+
+func TestCurrentTUIClaude(t *testing.T)   { testCurrentTUI(t, currentOf(t, claudeCurrent), "Manual") }
+func TestCurrentTUICodex(t *testing.T)    { testCurrentTUI(t, currentOf(t, codexCurrent), "Read-only") }
+func TestCurrentTUIGemini(t *testing.T)   { testCurrentTUI(t, currentOf(t, gemini), "Default") }
+func TestCurrentTUIOpencode(t *testing.T) { testCurrentTUI(t, currentOf(t, opencode), "build") }
