@@ -41,9 +41,11 @@ const (
 )
 
 // ElicitationOption is one choice of an enum or multi-select field: Value is what is sent,
-// Title what a person reads (Title == Value for an untitled enum).
+// Title what a person reads (Title == Value for an untitled enum), Description the agent's
+// explanation when it gave one (claude-agent-acp does, beyond the schema).
 type ElicitationOption struct {
 	Value, Title string
+	Description  string
 }
 
 // ElicitationField is one property of a form elicitation's requested schema, in the agent's
@@ -194,8 +196,9 @@ type propSchema struct {
 }
 
 type enumOption struct {
-	Const string `json:"const"`
-	Title string `json:"title"`
+	Const       string `json:"const"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
 }
 
 type multiSelectItems struct {
@@ -323,7 +326,7 @@ func parseField(name string, raw json.RawMessage, required bool) (ElicitationFie
 			if t == "" {
 				t = o.Const
 			}
-			f.Options = append(f.Options, ElicitationOption{Value: o.Const, Title: t})
+			f.Options = append(f.Options, ElicitationOption{Value: o.Const, Title: t, Description: o.Description})
 		}
 	case FieldNumber, FieldInteger:
 		f.Minimum, f.Maximum = ps.Minimum, ps.Maximum
@@ -340,7 +343,7 @@ func parseField(name string, raw json.RawMessage, required bool) (ElicitationFie
 			if t == "" {
 				t = o.Const
 			}
-			f.Options = append(f.Options, ElicitationOption{Value: o.Const, Title: t})
+			f.Options = append(f.Options, ElicitationOption{Value: o.Const, Title: t, Description: o.Description})
 		}
 		if len(f.Options) == 0 {
 			return f, errors.New("a multi-select offers no options")

@@ -50,7 +50,7 @@ func TestParseElicitationKeepsOrderAndConstraints(t *testing.T) {
 		t.Errorf("n = %+v", n)
 	}
 	color, _ := e.Field("color")
-	if want := []ElicitationOption{{"red", "Red"}, {"blue", "Blue"}}; !reflect.DeepEqual(color.Options, want) || color.Default != "blue" {
+	if want := []ElicitationOption{{Value: "red", Title: "Red"}, {Value: "blue", Title: "Blue"}}; !reflect.DeepEqual(color.Options, want) || color.Default != "blue" {
 		t.Errorf("color = %+v", color)
 	}
 	tags, _ := e.Field("tags")

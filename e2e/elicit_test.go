@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -147,4 +149,29 @@ elicitation accept {"q1":"Blue"}
 			t.Fatalf("exit %d stderr %q", r.code, r.stderr)
 		}
 	})
+}
+
+func TestTUIElicitationURLOpened(t *testing.T) {
+	e := newEnv(t)
+	opened := filepath.Join(e.root, "opened.txt")
+	browser := filepath.Join(e.root, "browser.sh")
+	if err := os.WriteFile(browser, []byte("#!/bin/sh\nprintf '%s\\n' \"$1\" > "+shellQuote(opened)+".tmp && mv "+shellQuote(opened)+".tmp "+shellQuote(opened)+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.extraEnv = append(e.extraEnv, "BROWSER="+browser)
+	tm := startScript(t, e)
+	tm.typeText("elicurl https://login.example.com/device?code=AB-12")
+	tm.keys("Enter")
+	tm.waitFor("Site: login.example.com")
+	tm.waitFor("URL:  https://login.example.com/device?code=AB-12")
+	answerDialog(tm)
+	tm.keys("o")
+	tm.waitFor("elicitation accept")
+	tm.waitFor("the agent reports that el-1 is done")
+	tm.waitFor("opened https://login.example.com/device?code=AB-12 in the browser")
+	b, err := os.ReadFile(opened)
+	if err != nil || string(b) != "https://login.example.com/device?code=AB-12\n" {
+		t.Fatalf("the browser got %q (%v)", b, err)
+	}
+	quit(t, e, tm, 0)
 }

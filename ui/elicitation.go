@@ -574,6 +574,9 @@ func (m *Model) elicitOverlay(form *elicitForm, w, maxH int) string {
 			lines = append(lines, truncate("    "+st.Dim.Render(sanitizeLine(ef.f.Description)), inner))
 		}
 		lines = append(lines, "    "+ef.control(st, focused, inner-4))
+		if k := ef.kind(); focused && (k == "choice" || k == "multi") && ef.sel >= 0 && ef.f.Options[ef.sel].Description != "" {
+			lines = append(lines, truncate("    "+st.Dim.Render(sanitizeLine(ef.f.Options[ef.sel].Title+": "+ef.f.Options[ef.sel].Description)), inner))
+		}
 		if msg, bad := form.errs[ef.f.Name]; bad {
 			lines = append(lines, wrapLabeled("    ✗ ", st.Error.Render(sanitizeLine(msg)), inner)...)
 		}

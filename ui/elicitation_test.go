@@ -144,3 +144,18 @@ func TestElicitationWaitsWhileTyping(t *testing.T) {
 	h.key("enter")
 	wantCalls(t, h.agent.take(), `elicit e1 accept {"c":"A"}`)
 }
+
+func TestElicitationOptionDescriptions(t *testing.T) {
+	h := newHarness(t, nil)
+	// claude-agent-acp's AskUserQuestion: options with descriptions, and an "Other" text field.
+	h.ev(elicitAsk(t, "e1", `{"mode":"form","message":"Which color should the file be?","requestedSchema":{"type":"object","properties":{
+		"question_0":{"type":"string","title":"Color","oneOf":[{"const":"Red","title":"Red","description":"A warm color."},{"const":"Blue","title":"Blue","description":"A cool color."}]},
+		"question_0_custom":{"type":"string","title":"Other","description":"Type your own answer (optional)."}}}}`))
+	h.send(keyMsg("right"))
+	h.send(keyMsg("right"))
+	if scr := h.screenText(); !strings.Contains(scr, "( ) Red  (•) Blue") || !strings.Contains(scr, "Blue: A cool color.") || !strings.Contains(scr, "Type your own answer (optional).") {
+		t.Fatalf("dialog:\n%s", scr)
+	}
+	h.key("enter")
+	wantCalls(t, h.agent.take(), `elicit e1 accept {"question_0":"Blue"}`)
+}
