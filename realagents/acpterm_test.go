@@ -83,9 +83,9 @@ write = %q
 
 // acptermArgs is the acpterm command line for this run (everything before the prompts).
 func (r *run) acptermArgs(config string) []string {
-	return []string{"--cwd", r.cwd, "--config", config,
+	return append([]string{"--cwd", r.cwd, "--config", config,
 		"--log", filepath.Join(r.dir, "acpterm.log"), "--audit-log", filepath.Join(r.dir, "audit.jsonl"),
-		"--trace", filepath.Join(r.dir, "trace.jsonl")}
+		"--trace", filepath.Join(r.dir, "trace.jsonl")}, r.extraArgs...)
 }
 
 // headlessResult is one finished `acpterm --headless` run.

@@ -149,6 +149,8 @@ type run struct {
 	cwd   string // session cwd (dir/work)
 	home  string
 	mock  *mockLLM // nil for the SDK example agents
+	// extraArgs are more acpterm flags for the next runs (--resume ID, --answer K=V …).
+	extraArgs []string
 }
 
 // newRun prepares a sandbox for agent, starts its mock (if it uses a model)
