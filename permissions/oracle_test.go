@@ -73,6 +73,8 @@ type oracleHarness struct {
 	config  string
 	sysPath string // the test's own PATH: the policy PATH the engine resolves programs on
 
+	marker string // random text in dash's PS4 that marks its -x trace lines on stderr
+
 	mu    sync.Mutex
 	names map[string]bool // program names that have a stub link
 	pool  []*oracleBox    // boxes a run left unchanged, ready for the next one
@@ -98,7 +100,8 @@ func newOracleHarness(t testing.TB) *oracleHarness {
 }
 
 func buildOracleHarness() (_ *oracleHarness, err error) {
-	h := &oracleHarness{shells: map[string]string{}, names: map[string]bool{}, sysPath: os.Getenv("PATH")}
+	h := &oracleHarness{shells: map[string]string{}, names: map[string]bool{}, sysPath: os.Getenv("PATH"),
+		marker: fmt.Sprintf("oracle%x", time.Now().UnixNano())}
 	cfg, err := filepath.Abs(oracleConfig)
 	if err != nil {
 		return nil, err
@@ -272,6 +275,7 @@ func (h *oracleHarness) getBox() (*oracleBox, error) {
 // putBox takes a box back after a run: into the pool when the run changed nothing in it,
 // removed otherwise.
 func (h *oracleHarness) putBox(b *oracleBox, r *oracleRun) {
+	os.Remove(filepath.Join(b.logs, ".trace"))
 	err := os.Remove(filepath.Join(b.logs, ".log"))
 	if r == nil || len(r.changed) > 0 || (err != nil && !errors.Is(err, fs.ErrNotExist)) {
 		os.RemoveAll(b.base)
@@ -403,6 +407,7 @@ type stubRecord struct {
 // oracleRun is what one shell run did.
 type oracleRun struct {
 	shell    string
+	env      []string // the shell's environment (the baseline its children are compared with)
 	records  []stubRecord
 	builtins [][]string // first words of the -x trace lines naming code builtins
 	changed  []string   // absolute paths created, modified or removed under the box
@@ -459,7 +464,19 @@ func (h *oracleHarness) runIn(b *oracleBox, shell, line string) (*oracleRun, err
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(h.stubDir, ".oracle-setup"), args...)
 	cmd.Args[0] = ".oracle-setup"
-	cmd.Env = b.env
+	// The -x trace: bash writes it to fd 3 (a file of its own, apart from what the line
+	// writes to stderr); dash has no such variable, so its lines carry a marker no line knows.
+	trace, err := os.OpenFile(filepath.Join(b.logs, ".trace"), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	defer trace.Close()
+	cmd.ExtraFiles = []*os.File{trace}
+	cmd.Env = append(slices.Clone(b.env), "PS4=+"+h.marker+" ")
+	if shell == "bash" {
+		// As root bash ignores PS4 from the environment (and exports its own default).
+		cmd.Env = append(slices.Clone(b.env), "BASH_XTRACEFD=3")
+	}
 	cmd.Dir = b.root
 	stdin, err := os.Open(filepath.Join(b.outside, "stdin.txt"))
 	if err != nil {
@@ -482,7 +499,7 @@ func (h *oracleHarness) runIn(b *oracleBox, shell, line string) (*oracleRun, err
 	}
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()
-	r := &oracleRun{shell: shell, stderr: stderr.String(), timedOut: ctx.Err() != nil}
+	r := &oracleRun{shell: shell, env: cmd.Env, stderr: stderr.String(), timedOut: ctx.Err() != nil}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -509,8 +526,22 @@ func (h *oracleHarness) runIn(b *oracleBox, shell, line string) (*oracleRun, err
 		}
 		r.records = append(r.records, rec)
 	}
-	for _, l := range strings.Split(r.stderr, "\n") {
+	traced := r.stderr
+	if shell == "bash" {
+		data, err := os.ReadFile(trace.Name())
+		if err != nil {
+			return nil, err
+		}
+		traced = string(data)
+	}
+	for _, l := range strings.Split(traced, "\n") {
 		rest := strings.TrimLeft(l, "+")
+		if shell == "dash" {
+			var ok bool
+			if rest, ok = strings.CutPrefix(rest, h.marker); !ok {
+				continue
+			}
+		}
 		if len(rest) == len(l) || !strings.HasPrefix(rest, " ") {
 			continue
 		}
@@ -614,7 +645,7 @@ func judgeRun(e *Engine, b *oracleBox, d Decision, r *oracleRun) []string {
 	}
 	cwds := leafCwds(d, b)
 	baseline := map[string]string{}
-	for _, kv := range b.env {
+	for _, kv := range r.env {
 		k, v, _ := strings.Cut(kv, "=")
 		baseline[k] = v
 	}
@@ -650,6 +681,9 @@ func judgeRun(e *Engine, b *oracleBox, d Decision, r *oracleRun) []string {
 			}
 			if old, ok := baseline[k]; ok && old == v {
 				continue
+			}
+			if kv == "PS4=+ " && baseline["PS4"] != "" {
+				continue // a bash started as root replaces the marker PS4 by its default
 			}
 			ok, seen := envOK[kv]
 			if !seen {
@@ -1125,5 +1159,61 @@ func TestTypicalAsks(t *testing.T) {
 		if !seen[line] {
 			t.Errorf("knownFalseAllow lists %q, which is not in typical_asks.txt", line)
 		}
+	}
+}
+
+// TestOracleDetects checks the oracle itself, apart from the analyser: each line is run and
+// judged against hand-written leaves that leave something out, and the exact problem must be
+// reported (and nothing when the leaves are complete).
+func TestOracleDetects(t *testing.T) {
+	h := newOracleHarness(t)
+	leaves := func(argvs ...string) []Leaf {
+		var out []Leaf
+		for _, a := range argvs {
+			out = append(out, Leaf{Argv: strings.Fields(a)})
+		}
+		return out
+	}
+	cases := []struct {
+		shell, line string
+		leaves      []Leaf
+		want        []string // substrings, one per problem, in order
+	}{
+		{"dash", "git status && ls -la", leaves("git status", "ls -la"), nil},
+		{"bash", "git status && id", leaves("git status"), []string{`ran ["id"] (cwd $ROOT), which the analyser did not report`}},
+		{"dash", "cd sub && ls", leaves("cd sub", "ls"), nil},
+		{"dash", "cd sub && ls", leaves("ls"), []string{`ran ["ls"] in $ROOT/sub, not in a directory the analyser's leaves lead to ($ROOT)`, `builtin "cd sub" ran (-x trace), which the analyser did not report`}},
+		{"bash", "FOO=1 git status", leaves("git status"), []string{`"FOO=1" reached ["git" "status"], and the env policy does not allow it`}},
+		{"dash", "NO_COLOR=1 git status", leaves("git status"), nil},
+		{"dash", "echo x > ../outside/x", leaves("echo x"), []string{"changed $OUTSIDE/x, a write the policy does not allow"}},
+		{"bash", "echo x > new.txt", leaves("echo x"), nil},
+		{"bash", "mapfile -C id -c 1 x < README.md", nil, []string{`ran ["id" "0" "# demo\n"] (cwd $ROOT), which the analyser did not report`, `builtin "mapfile -C id -c 1 x" ran (-x trace)`}},
+		{"dash", "eval true", nil, []string{`builtin "eval true" ran (-x trace)`}},
+		{"bash", "BASH_CMDS[git]=/usr/bin/id; git status", leaves("git status"), []string{`under the name "git" (argv ["git" "status"])`}},
+		{"dash", "sh -c 'git log -1'", leaves("git log -1"), nil},
+		{"dash", "timeout 5 git status", []Leaf{{Argv: []string{"git", "status"}, Via: []string{"timeout"}}}, nil},
+		{"dash", "env git status && git diff", []Leaf{{Argv: []string{"git", "status"}, Via: []string{"env"}}}, []string{`ran ["git" "diff"]`}},
+		{"bash", "ls -la", leaves("ls"), []string{`ran ["ls" "-la"] (cwd $ROOT), which the analyser did not report`}},
+		{"bash", "ls -la sub", leaves("ls " + DynamicWord), nil},
+	}
+	for _, c := range cases {
+		b, err := h.getBox()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := h.runIn(b, c.shell, c.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := Decision{Verdict: Allow, Cwd: b.root, Leaves: c.leaves}
+		got := judgeRun(b.engine, b, d, r)
+		ok := len(got) == len(c.want)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.Contains(got[i], c.want[i])
+		}
+		if !ok {
+			t.Errorf("%s %q with leaves %v:\ngot  %q\nwant %q", c.shell, c.line, c.leaves, got, c.want)
+		}
+		h.putBox(b, r)
 	}
 }

@@ -11,7 +11,8 @@
 //
 // Run as ".oracle-setup -log LOGDIR DIR... -- PROGRAM ARGS..." it is the first process of a
 // fresh user, mount, PID and network namespace: it makes the mounts private, binds LOGDIR over
-// its own directory's .logs and its own directory over every DIR, runs PROGRAM, waits for every process of the namespace and exits with PROGRAM's
+// its own directory's .logs and its own directory over every DIR, runs PROGRAM (with fd 3
+// passed on when it is open), waits for every process of the namespace and exits with PROGRAM's
 // status (128+signal when it was killed).
 package main
 
@@ -127,6 +128,11 @@ func setup(dir string, args []string) int {
 	}
 	cmd := exec.Command(args[i+1], args[i+2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if f := os.NewFile(3, "fd 3"); f != nil {
+		if _, err := f.Stat(); err == nil {
+			cmd.ExtraFiles = []*os.File{f} // the -x trace file, kept as fd 3
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "oraclestub: start:", err)
 		return 125
