@@ -220,6 +220,15 @@ func (c *Client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 	c.mu.Unlock()
 	// The request's own fields win over what updates said.
 	mergeToolCallUpdate(&ti, &p.ToolCall)
+	if tcID != "" {
+		// The request may be the first to name the command (claude-agent-acp announces its
+		// terminal as "Terminal"): its panes get the command as their label now.
+		c.mu.Lock()
+		for _, ev := range c.retitleAgentTermsLocked(tcID, &ti) {
+			c.q.push(ev)
+		}
+		c.mu.Unlock()
+	}
 	d, approveKeys, files := c.decideToolCall(&ti)
 
 	selected := func(id, by string) (acp.RequestPermissionResponse, error) {

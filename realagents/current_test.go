@@ -198,3 +198,31 @@ func TestCurrentTUIClaude(t *testing.T)   { testCurrentTUI(t, currentOf(t, claud
 func TestCurrentTUICodex(t *testing.T)    { testCurrentTUI(t, currentOf(t, codexCurrent), "Read-only") }
 func TestCurrentTUIGemini(t *testing.T)   { testCurrentTUI(t, currentOf(t, gemini), "Default") }
 func TestCurrentTUIOpencode(t *testing.T) { testCurrentTUI(t, currentOf(t, opencode), "build") }
+
+// claude-agent-acp 0.101: a failing command shows its exit status and output once; a rejected
+// one ends once, without a status; both terminals are named by their command, not "Terminal".
+func TestCurrentHeadlessClaudeFailAndReject(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeCurrent)
+	h := r.headless(t, r.writeConfig(policyOpts{Allow: []string{"exit"}}), "deny", "make it fail", "touch a file")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	expectLines(t, h,
+		`^\[terminal \S+\] started \(agent-owned\): echo about-to-fail && exit 3$`,
+		`^\[terminal \S+\] exit 3$`,
+		`^  \| about-to-fail$`,
+		`^\[terminal \S+\] started \(agent-owned\): touch created-by-agent\.txt && echo hello-from-agent && ls$`,
+		`^\[permission\] execute "touch created-by-agent\.txt && echo hello-from-agent && ls" → reject \(--approve deny`,
+	)
+	noLines(t, h, `started \(agent-owned\): Terminal$`)
+	n := 0
+	for _, l := range h.Lines {
+		if regexp.MustCompile(`^\[terminal \S+\] (ended|exit)`).MatchString(l) {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d terminal end lines, want 2 (one per command)\n%s", n, h)
+	}
+}

@@ -260,14 +260,19 @@ func (h *headless) handle(ev acpclient.Event) {
 		}
 		h.printDiff(e.Diff.Path, old, e.Diff.NewText)
 	case acpclient.TerminalStarted:
-		owner := ""
-		if e.AgentOwned {
-			owner = " (agent-owned)"
+		if e.AgentOwned && placeholderLabel(e.Label) {
+			// claude-agent-acp announces its terminal as "Terminal" before it sends the
+			// command: the started line waits for the command (TerminalRetitled).
+			h.unnamed[e.ID] = e
+			break
 		}
-		if e.Interactive {
-			owner = " (agent-driven)"
+		h.printStarted(e)
+	case acpclient.TerminalRetitled:
+		if st, ok := h.unnamed[e.ID]; ok && !placeholderLabel(e.Label) {
+			delete(h.unnamed, e.ID)
+			st.Label = e.Label
+			h.printStarted(st)
 		}
-		h.line("[terminal %s] started%s: %s", sanitizeLine(e.ID), owner, sanitizeLine(e.Label))
 	case acpclient.TerminalExited:
 		if st, ok := h.unnamed[e.ID]; ok {
 			delete(h.unnamed, e.ID)
@@ -359,6 +364,9 @@ func (h *headless) printStarted(e acpclient.TerminalStarted) {
 	owner := ""
 	if e.AgentOwned {
 		owner = " (agent-owned)"
+	}
+	if e.Interactive {
+		owner = " (agent-driven)"
 	}
 	h.line("[terminal %s] started%s: %s", sanitizeLine(e.ID), owner, sanitizeLine(e.Label))
 }

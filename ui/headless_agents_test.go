@@ -81,3 +81,28 @@ Created.
 		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
 	}
 }
+
+// An agent-owned terminal announced as "Terminal" is printed once its command is known.
+func TestHeadlessAgentTerminalWaitsForCommand(t *testing.T) {
+	c := newScriptClient(nil, map[string][]acpclient.Event{
+		"go": {
+			acpclient.TerminalStarted{ID: "agent:t1", Label: "Terminal", AgentOwned: true},
+			acpclient.TerminalRetitled{ID: "agent:t1", Label: "Terminal"},
+			acpclient.TerminalRetitled{ID: "agent:t1", Label: "ls -la"},
+			acpclient.TerminalStarted{ID: "agent:t2", Label: "Terminal", AgentOwned: true},
+			acpclient.TurnEnded{StopReason: "end_turn"},
+		},
+	})
+	out, code, err := runScript(t, c, HeadlessOptions{Prompts: []string{"go"}})
+	if err != nil || code != 0 {
+		t.Fatalf("RunHeadless = %d, %v", code, err)
+	}
+	want := `[prompt] go
+[terminal agent:t1] started (agent-owned): ls -la
+[terminal agent:t2] started (agent-owned): Terminal
+[stop] end_turn
+`
+	if out != want {
+		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
