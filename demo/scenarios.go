@@ -13,24 +13,28 @@ import (
 )
 
 // Commands the demo runs in client terminals. They are plain POSIX sh lines sent as `command`
-// with no args (acpterm runs such lines with /bin/sh -c).
+// with no args (acpterm runs such lines with /bin/sh -c). Each is built only from constructs
+// the policy can allow without asking (literal words, ";", "|", redirects to /dev/null): no
+// loops, variables or builtins that set variables, so a config that allows the programs named
+// here runs them without a question.
 const (
 	// ReadCommand asks for a name on the pane and greets it.
-	ReadCommand = `printf 'Your name? '; read n; echo "hello $n"`
+	ReadCommand = `printf 'Your name? '; head -n 1 | sed 's/^/hello /'`
 	// ColorCommand prints the eight basic SGR colours and bold/underline text.
 	ColorCommand = `printf '\033[31mred\033[0m \033[32mgreen\033[0m \033[33myellow\033[0m \033[34mblue\033[0m \033[35mmagenta\033[0m \033[36mcyan\033[0m \033[1mbold\033[0m \033[4munderline\033[0m\n'`
 	// SizeCommand prints the pane size, waits for Enter, and prints it again.
-	SizeCommand = `printf 'size '; stty size; read x; printf 'size '; stty size`
+	SizeCommand = `printf 'size '; stty size; head -n 1 >/dev/null; printf 'size '; stty size`
 )
 
-// LongCommand returns the shell line that ticks once a second for n seconds. The loop runs over
-// static words, so a policy can see every command it runs (no substitutions, no `[`).
+// LongCommand returns the shell line that ticks once a second for n seconds: the ticks written
+// out one by one ("echo 'tick 1'; sleep 1; …"), not a loop, so a policy sees every command it
+// runs as a literal word list.
 func LongCommand(n int) string {
-	words := make([]string, n)
-	for i := range words {
-		words[i] = strconv.Itoa(i + 1)
+	steps := make([]string, n)
+	for i := range steps {
+		steps[i] = "echo 'tick " + strconv.Itoa(i+1) + "'; sleep 1"
 	}
-	return fmt.Sprintf(`for i in %s; do echo "tick $i"; sleep 1; done`, strings.Join(words, " "))
+	return strings.Join(steps, "; ")
 }
 
 // DemoFile is the file the "write" scenario reads and rewrites, relative to the session cwd.

@@ -14,13 +14,13 @@ import (
 	"testing"
 )
 
-// demoConfig allows the demo's shell commands (printf/read/echo/stty/sleep) so terminals start
+// demoConfig allows the demo's shell commands (printf/head/sed/echo/stty/sleep) so terminals start
 // without a question; writes stay "ask" unless writeVerdict says otherwise.
 func demoConfig(writeVerdict string) string {
 	return fmt.Sprintf(`[policy]
 unmatched = "ask"
 [policy.commands]
-allow = ["printf", "read", "echo", "stty", "sleep"]
+allow = ["printf", "head", "sed", "echo", "stty", "sleep"]
 [policy.fs]
 write = %q
 `, writeVerdict)
@@ -79,6 +79,7 @@ func TestHeadlessPermissionAnsweredByApprove(t *testing.T) {
 				`[tool] delete "Delete the build cache (./build)" (pending)` + "\n" +
 				`[permission] delete "Delete the build cache (./build)" → ` + c.option + " (--approve " + c.approve + ": fs.write)\n" +
 				`[tool] delete "Delete the build cache (./build)" (` + c.status + ")\n" +
+				"  | The demo only pretends: nothing is deleted.\n" + // the tool call's content text
 				"permission outcome: selected " + c.option + "\n\n[stop] end_turn\n"
 			if r.stdout != want {
 				t.Fatalf("stdout:\n%s\nwant:\n%s", r.stdout, want)

@@ -92,7 +92,8 @@ func TestHeadlessResumeAndContinue(t *testing.T) {
 	t.Run("agent supports none", func(t *testing.T) {
 		e := newEnv(t)
 		r := e.run("--headless", "--cwd", e.project, "--resume", "x", "--prompt", "echo p", "--", agent)
-		want := `acpterm: start agent "` + agent + `": acpclient: cannot load session "x": the agent supports neither session/load nor session/resume: acpclient: not supported by the agent` + "\n"
+		want := `acpterm: start agent "` + agent + `": acpclient: cannot load session "x": the agent supports neither session/load nor session/resume: acpclient: not supported by the agent` + "\n" +
+			"the agent's whole stderr is in acpterm's log: " + filepath.Join(e.stateD, "acpterm", "acpterm.log") + "\n"
 		if r.code != 1 || r.stderr != want {
 			t.Fatalf("exit %d stderr %q\nwant %q", r.code, r.stderr, want)
 		}
