@@ -974,6 +974,7 @@ func TestOracleSeeds(t *testing.T) {
 // they are safe under the typical config; the value says why it asks or denies. Each is
 // asserted to still be false-denied, so whoever fixes one must move it out of this list.
 var knownFalseDeny = map[string]string{
+	"git -C sub status":                                         "ask: git -C asks even for a directory inside the roots, whose .git is protected like the root's",
 	"git config --get user.email":                               "ask: git config is treated as configuring programs even when it only reads a key",
 	"go build -o /dev/null ./...":                               "ask: go -o is judged as writing anywhere even when the target is /dev/null",
 	"grep -rl TODO . | xargs grep -c TODO":                      "ask: xargs with an allowed read-only command still asks (its arguments come from input)",
@@ -993,6 +994,12 @@ var knownFalseDeny = map[string]string{
 	"if [ -f go.mod ]; then go build ./...; fi":                 "ask: every if statement asks, even one whose condition and body are allowed commands",
 }
 
+// knownFalseDenyBash are ordinary lines allowed as acpterm's /bin/sh line but not as a line
+// the agent's own tool runs (judged as bash and zsh); asserted to still be false-denied there.
+var knownFalseDenyBash = map[string]string{
+	"which go": "ask: which is a zsh builtin, and the line is judged as zsh too; it only prints where a program is",
+}
+
 // buildRunnerAsks are ordinary lines that ask on purpose under any config: the program runs
 // scripts from workspace files the agent can edit (package.json scripts, build.rs, Makefile),
 // so an allow rule cannot cover it. Asserted to be exactly "ask".
@@ -1003,7 +1010,7 @@ var buildRunnerAsks = map[string]bool{
 }
 
 // TestOrdinaryCorpus: ordinary agent commands (ordinary.txt) come out "allow" under the
-// typical config, except the listed known false denies (which must still be false-denied) and
+// typical config, as acpterm's /bin/sh lines and as the agent's own bash lines, except the listed known false denies (which must still be false-denied) and
 // build runners (which must ask). It needs no namespaces: only the decisions are checked.
 func TestOrdinaryCorpus(t *testing.T) {
 	seeds := readOracleCorpus(t, "ordinary.txt")
@@ -1037,11 +1044,25 @@ func TestOrdinaryCorpus(t *testing.T) {
 			t.Errorf("ordinary.txt:%d: %q is %s under the typical config, want allow (rule %q: %s)", s.n, s.line, d.Verdict, d.Rule, d.Reason)
 		default:
 			allowed++
+			// The same line in the agent's own permission request (judged as bash and zsh).
+			db := e.DecideCommand(CommandRequest{Command: s.line, Dialect: DialectBash})
+			why, falseDeny := knownFalseDenyBash[s.line]
+			switch {
+			case falseDeny && db.Verdict == Allow:
+				t.Errorf("ordinary.txt:%d: %q is allowed as a bash line now: remove it from knownFalseDenyBash (%s)", s.n, s.line, why)
+			case !falseDeny && db.Verdict != Allow:
+				t.Errorf("ordinary.txt:%d: %q as the agent's bash line is %s, want allow (rule %q: %s)", s.n, s.line, db.Verdict, db.Rule, db.Reason)
+			}
 		}
 	}
 	for line := range knownFalseDeny {
 		if !seen[line] {
 			t.Errorf("knownFalseDeny lists %q, which is not in ordinary.txt", line)
+		}
+	}
+	for line := range knownFalseDenyBash {
+		if !seen[line] {
+			t.Errorf("knownFalseDenyBash lists %q, which is not in ordinary.txt", line)
 		}
 	}
 	for line := range buildRunnerAsks {
