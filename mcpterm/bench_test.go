@@ -3,10 +3,10 @@ package mcpterm
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,45 +102,47 @@ func BenchmarkSnapshot200x50(b *testing.B) {
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(len(ds)), "cpu-ms/op")
 }
 
-// peer is an MCP server for BenchmarkCompare: acpterm's service over a pipe pair (the framing
-// the stdio bridge carries), or a stdio server command ($ACPTERM_MCP_BENCH_PEER, for example
-// "node /path/to/terminal-emulator-mcp/dist/src/index.js").
-func benchClient(b *testing.B, peer string) *mcp.ClientSession {
+// benchClient connects to an MCP server for BenchmarkCompare, over stdio: acpterm's service
+// alone in a process (this test binary, MCPTERM_SERVE_STDIO=1), or a stdio server command
+// ($ACPTERM_MCP_BENCH_PEER, for example "node /path/to/terminal-emulator-mcp/dist/src/index.js").
+// It returns the server process's CPU time so far, as a function.
+func benchClient(b *testing.B, peer string) (*mcp.ClientSession, func() time.Duration) {
 	b.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	var t mcp.Transport
+	var cpu func() time.Duration
 	if peer == "" {
-		m := terminals.NewManager(terminals.ManagerOptions{})
-		svc := New(Options{Launch: directLauncher(m), Cwd: b.TempDir(), Shell: "/bin/sh"})
-		sr, cw := io.Pipe()
-		cr, sw := io.Pipe()
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_ = svc.Serve(ctx, sr, sw)
-		}()
-		b.Cleanup(func() {
-			cancel()
-			_ = cw.Close()
-			<-done
-			svc.Close()
-			_ = m.Close()
-		})
-		t = &mcp.IOTransport{Reader: cr, Writer: cw}
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "MCPTERM_SERVE_STDIO=1")
+		t = &mcp.CommandTransport{Command: cmd}
+		cpu = func() time.Duration { return procCPU(cmd.Process.Pid) }
 	} else {
 		f := strings.Fields(peer)
 		cmd := exec.Command(f[0], f[1:]...)
 		cmd.Env = append(os.Environ(), "SHELL=/bin/sh")
 		cmd.Dir = b.TempDir()
 		t = &mcp.CommandTransport{Command: cmd}
+		cpu = func() time.Duration { return procCPU(cmd.Process.Pid) }
 	}
 	cs, err := c.Connect(context.Background(), t, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return cs, cpu
+}
+
+// procCPU is the CPU time (user and system) process pid used so far, from /proc (clock ticks
+// of 10 ms).
+func procCPU(pid int) time.Duration {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	ut, _ := strconv.Atoi(f[11])
+	st, _ := strconv.Atoi(f[12])
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 func benchCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
@@ -171,9 +173,10 @@ func benchRows(m map[string]any) []string {
 
 // BenchmarkCompare measures, as an MCP client sees them over a stream, the round trip of a
 // 200x50 terminal_snapshot (settleMs 0) and the input-to-settled latency of typing one
-// character into `cat` (terminal_input with settleMs 50, the echo checked on the returned
-// screen). The "acpterm" case is the service over pipes; $ACPTERM_MCP_BENCH_PEER adds another
-// stdio MCP server with the same tools, measured the same way in the same run.
+// character into `cat` (terminal_input with settleMs 50, until a returned screen shows the
+// echo). The "acpterm" case is the service over pipes; $ACPTERM_MCP_BENCH_PEER adds another
+// stdio MCP server with the same tools, measured the same way in the same run. The snapshot
+// case also reports server-cpu-ms/op: the server process's CPU time per call.
 func BenchmarkCompare(b *testing.B) {
 	peers := map[string]string{"acpterm": ""}
 	if p := os.Getenv("ACPTERM_MCP_BENCH_PEER"); p != "" {
@@ -185,7 +188,7 @@ func BenchmarkCompare(b *testing.B) {
 			continue
 		}
 		b.Run(name+"/snapshot200x50", func(b *testing.B) {
-			cs := benchClient(b, peer)
+			cs, cpu := benchClient(b, peer)
 			m := benchCall(b, cs, "terminal_start", map[string]any{"command": paint200x50, "cols": 200, "rows": 50,
 				"settleMs": 300, "settleTimeoutMs": 20000})
 			if rows := benchRows(m); !strings.HasPrefix(rows[49], "r49c000") {
@@ -193,20 +196,31 @@ func BenchmarkCompare(b *testing.B) {
 			}
 			id := m["sessionId"]
 			var ds []time.Duration
+			cpu0 := cpu()
 			for b.Loop() {
 				t0 := time.Now()
 				benchCall(b, cs, "terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0})
 				ds = append(ds, time.Since(t0))
 			}
+			b.ReportMetric(float64(cpu()-cpu0)/float64(time.Millisecond)/float64(len(ds)), "server-cpu-ms/op")
 			b.ReportMetric(percentile(ds, 0.5), "p50-ms")
 			b.ReportMetric(percentile(ds, 0.95), "p95-ms")
 		})
 		b.Run(name+"/input-to-settled", func(b *testing.B) {
-			cs := benchClient(b, peer)
+			cs, _ := benchClient(b, peer)
 			m := benchCall(b, cs, "terminal_start", map[string]any{"command": "cat", "cols": 80, "rows": 24})
 			id := m["sessionId"]
 			n := 0
+			late := 0
 			var ds []time.Duration
+			echoed := func(r map[string]any) bool {
+				if s, ok := r["snapshot"].(map[string]any); ok {
+					r = s
+				}
+				rows := benchRows(r)
+				cur := r["cursor"].(map[string]any)
+				return len(rows[int(cur["row"].(float64))-1]) == n
+			}
 			for b.Loop() {
 				if n == 70 {
 					benchCall(b, cs, "terminal_input", map[string]any{"sessionId": id, "actions": []any{
@@ -216,14 +230,21 @@ func BenchmarkCompare(b *testing.B) {
 				t0 := time.Now()
 				r := benchCall(b, cs, "terminal_input", map[string]any{"sessionId": id, "settleMs": 50, "actions": []any{
 					map[string]any{"type": "text", "text": "a"}}})
-				ds = append(ds, time.Since(t0))
 				n++
-				rows := benchRows(r)
-				cur := r["snapshot"].(map[string]any)["cursor"].(map[string]any)
-				if line := rows[int(cur["row"].(float64))-1]; len(line) != n {
-					b.Fatalf("echo not on the returned screen: row %q, want %d characters", line, n)
+				// Settlement is observed quiet, not completion: on a loaded machine the echo can
+				// come after 50 quiet ms. Then the time counts until a snapshot shows it.
+				for i := 0; !echoed(r); i++ {
+					if i == 0 {
+						late++
+					}
+					if i > 200 {
+						b.Fatalf("the echo never appeared: %v", benchRows(r))
+					}
+					r = benchCall(b, cs, "terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0})
 				}
+				ds = append(ds, time.Since(t0))
 			}
+			b.ReportMetric(float64(late), "late-echoes")
 			b.ReportMetric(percentile(ds, 0.5), "p50-ms")
 			b.ReportMetric(percentile(ds, 0.95), "p95-ms")
 		})

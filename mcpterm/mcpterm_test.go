@@ -16,7 +16,30 @@ import (
 	"github.com/acpterm/acpterm/terminals"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv("MCPTERM_SERVE_STDIO") == "1" {
+		// BenchmarkCompare runs this test binary as a stdio MCP server (the service alone in
+		// its process, as the peer it is compared with).
+		os.Exit(serveStdio())
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func serveStdio() int {
+	m := terminals.NewManager(terminals.ManagerOptions{})
+	defer m.Close()
+	dir, err := os.MkdirTemp("", "mcpterm-serve-")
+	if err != nil {
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	svc := New(Options{Launch: directLauncher(m), Cwd: dir, Shell: "/bin/sh"})
+	defer svc.Close()
+	if err := svc.Serve(context.Background(), os.Stdin, os.Stdout); err != nil {
+		return 1
+	}
+	return 0
+}
 
 // env is a small, predictable environment for the test programs.
 var testEnv = []string{"PATH=" + os.Getenv("PATH"), "HOME=/tmp", "LANG=C.UTF-8"}
