@@ -27,12 +27,12 @@ const (
 )
 
 // LongCommand returns the shell line that ticks once a second for n seconds: the ticks written
-// out one by one ("echo 'tick 1'; sleep 1; …"), not a loop, so a policy sees every command it
+// out one by one ("echo tick 1; sleep 1; …"), not a loop, so a policy sees every command it
 // runs as a literal word list.
 func LongCommand(n int) string {
 	steps := make([]string, n)
 	for i := range steps {
-		steps[i] = "echo 'tick " + strconv.Itoa(i+1) + "'; sleep 1"
+		steps[i] = "echo tick " + strconv.Itoa(i+1) + "; sleep 1"
 	}
 	return strings.Join(steps, "; ")
 }
