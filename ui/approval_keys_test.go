@@ -189,3 +189,28 @@ func TestEscLabel(t *testing.T) {
 		})
 	}
 }
+
+// At 80 columns the dialog wraps prose (the title, the reason) at word boundaries: every word
+// of it is whole on one row.
+func TestDialogWrapsAtWords(t *testing.T) {
+	h := newHarness(t, nil)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	title := "Run the whole integration test suite against the staging databases and then report every failure you find"
+	reason := "no rule covers psql, which connects to remote databases and runs whatever statements it is given on the command line"
+	h.ev(acpclient.PermissionAsked{ID: "c1", Kind: "command", ToolCall: acp.ToolCallUpdate{Title: &title},
+		Policy: &permissions.Decision{Verdict: permissions.Ask, Rule: "unmatched", Reason: reason}})
+	scr := h.screenText()
+	var rows []string
+	for _, r := range rowsOf(scr) {
+		if i := strings.Index(r, "│"); i >= 0 {
+			rows = append(rows, strings.Trim(r[i:], "│ "))
+		}
+	}
+	// Rows joined by one space give the prose back only if every break fell between words.
+	joined := strings.Join(rows, " ")
+	for _, prose := range []string{title, reason} {
+		if !strings.Contains(joined, prose) {
+			t.Fatalf("%q is not wrapped at word boundaries:\n%s", prose, strings.Join(rows, "\n"))
+		}
+	}
+}

@@ -124,8 +124,9 @@ func (c *conversation) renderItem(s *acpclient.State, i int, it acpclient.Item, 
 			return nil
 		}
 		w := s.Writes[it.Index]
-		sig := fmt.Sprintf("w|%d|%d|%d", width, len(w.OldText), len(w.NewText))
-		return c.cached(i, sig, func() []string { return c.renderWrite(w, width) })
+		shown := toolShowsDiff(s, w)
+		sig := fmt.Sprintf("w|%d|%d|%d|%t", width, len(w.OldText), len(w.NewText), shown)
+		return c.cached(i, sig, func() []string { return c.renderWrite(w, width, shown) })
 	}
 	return nil
 }
@@ -300,7 +301,7 @@ func kindIcon(k acp.ToolKind) string {
 	case acp.ToolKindEdit:
 		return "✎"
 	case acp.ToolKindDelete:
-		return "✗"
+		return "⌫" // not ✗, which marks failures
 	case acp.ToolKindMove:
 		return "⇄"
 	case acp.ToolKindSearch:
@@ -328,9 +329,9 @@ func (c *conversation) statusText(t *acpclient.ToolCall) string {
 	case acp.ToolCallStatusInProgress:
 		return c.st.StatusRunning.Render("running")
 	case acp.ToolCallStatusCompleted:
-		return c.st.StatusDone.Render("completed")
+		return c.st.StatusDone.Render("✓ completed")
 	case acp.ToolCallStatusFailed:
-		return c.st.StatusFailed.Render("failed")
+		return c.st.StatusFailed.Render("✗ failed")
 	case acpclient.StatusCancelled:
 		return c.st.StatusCancelled.Render("cancelled")
 	case acpclient.StatusIncomplete:
@@ -427,7 +428,27 @@ func (c *conversation) renderPreview(id string, width int, preview previewFunc) 
 	return lines
 }
 
-func (c *conversation) renderWrite(w acpclient.FileDiff, width int) []string {
+// toolShowsDiff reports whether a tool call of the conversation already shows the change w made
+// (a diff content of the same path and new text): the write is then one line, not the same
+// diff a second time.
+func toolShowsDiff(s *acpclient.State, w acpclient.FileDiff) bool {
+	for _, t := range s.ToolCalls {
+		for _, ct := range t.Content {
+			if d := ct.Diff; d != nil && d.Path == w.Path && d.NewText == w.NewText {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// renderWrite shows a file acpterm wrote for the agent (fs/write_text_file) with its diff, or,
+// when a tool call already shows that diff (shown), one line saying so.
+func (c *conversation) renderWrite(w acpclient.FileDiff, width int, shown bool) []string {
+	if shown {
+		line := fmt.Sprintf("wrote %s (%d bytes; the diff is above)", sanitizeLine(w.Path), len(w.NewText))
+		return []string{c.st.Accent.Render("✎") + " " + c.st.ToolTitle.Render(truncate(line, width-2))}
+	}
 	head := c.st.Accent.Render("✎") + " " + c.st.ToolTitle.Render(truncate("wrote "+sanitizeLine(w.Path), width-2))
 	var old *string
 	if w.Existed {
@@ -465,7 +486,7 @@ func (c *conversation) renderBanner(b banner, width int) []string {
 	if b.level == "error" {
 		st, icon = c.st.Banner, "✗"
 	} else if b.level == "info" {
-		st, icon = c.st.Dim, "i"
+		st, icon = c.st.Dim, "ℹ"
 	}
 	var lines []string
 	for i, l := range splitNL(wrapPlain(sanitize(b.text), width-2)) {

@@ -102,7 +102,7 @@ func TestConversationTerminalPreviewAndStatuses(t *testing.T) {
 		return []string{"cc -o x x.c", "done"}, "exit 0", true
 	}
 	got := strings.Join(plainLines(c.render(&s, nil, 50, preview)), "\n")
-	want := "$ Run make  pending\n  ┌ terminal · exit 0\n  │ cc -o x x.c\n  │ done\n\n⇣ Fetch  failed"
+	want := "$ Run make  pending\n  ┌ terminal · exit 0\n  │ cc -o x x.c\n  │ done\n\n⇣ Fetch  ✗ failed"
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
@@ -110,5 +110,42 @@ func TestConversationTerminalPreviewAndStatuses(t *testing.T) {
 	got = strings.Join(plainLines(c.render(&s, nil, 50, preview)), "\n")
 	if !strings.HasPrefix(got, "$ Run make  cancelled") {
 		t.Fatalf("after cancel:\n%s", got)
+	}
+}
+
+// An edit whose tool call shows its diff is written by fs/write_text_file: the write is one line
+// pointing at the diff above, not the same diff again; a write no tool call shows keeps its diff.
+func TestWriteDiffShownOnce(t *testing.T) {
+	var s acpclient.State
+	for _, ev := range []acpclient.Event{
+		acpclient.TurnStarted{Prompt: "edit"},
+		acpclient.SessionUpdated{Update: acp.StartToolCall("c1", "Edit main.go", acp.WithStartKind(acp.ToolKindEdit),
+			acp.WithStartContent([]acp.ToolCallContent{acp.ToolDiffContent("/src/main.go", "a\nB\n", "a\nb\n")}))},
+		acpclient.FileWritten{Diff: acpclient.FileDiff{Path: "/src/main.go", OldText: "a\nb\n", NewText: "a\nB\n", Existed: true}},
+		acpclient.FileWritten{Diff: acpclient.FileDiff{Path: "/src/other.go", NewText: "x\n"}},
+	} {
+		s.Apply(ev)
+	}
+	c := newConversation(newStyles(true, false), newMarkdown(true, false))
+	got := strings.Join(plainLines(c.render(&s, nil, 60, nil)), "\n")
+	want := `› edit
+
+✎ Edit main.go  pending
+  --- /src/main.go
+  +++ /src/main.go
+  @@ -1,2 +1,2 @@
+   a
+  -b
+  +B
+
+✎ wrote /src/main.go (4 bytes; the diff is above)
+
+✎ wrote /src/other.go
+  --- /dev/null
+  +++ /src/other.go
+  @@ -0,0 +1 @@
+  +x`
+	if got != want {
+		t.Fatalf("conversation:\n%s\n---- want:\n%s", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // diffOp is one line of a line diff.
@@ -271,7 +272,8 @@ func countLines(s string) int {
 }
 
 // renderDiff renders the unified diff coloured with st (removed lines in the error colour, added
-// in the success colour, hunk headers dimmed), each line cut to width cells, at most maxLines
+// in the success colour, hunk headers dimmed), each line wrapped to width cells (wrapDiffLine:
+// nothing of a long line is hidden), at most maxLines
 // lines (then a "… N more diff lines" marker). Agent text is sanitised first. Texts beyond the
 // limits of diffLines (diffMaxBytes, diffMaxChangedLines) show the file headers and the notice
 // "diff too large to show: N lines → M lines (X → Y bytes)", wrapped to width, instead of a diff.
@@ -305,19 +307,50 @@ func renderDiff(st *Styles, path string, oldText *string, newText string, width,
 			b.WriteString(st.Warn.Render(wrapPlain(l.text, width)))
 			continue
 		}
-		text := truncate(expandTabs(l.text), width)
+		style := st.DiffCtx
 		switch l.kind {
 		case 'h':
-			b.WriteString(st.DiffHeader.Render(text))
+			style = st.DiffHeader
 		case '@':
-			b.WriteString(st.DiffHunk.Render(text))
+			style = st.DiffHunk
 		case '-':
-			b.WriteString(st.DiffDel.Render(text))
+			style = st.DiffDel
 		case '+':
-			b.WriteString(st.DiffAdd.Render(text))
-		default:
-			b.WriteString(st.DiffCtx.Render(text))
+			style = st.DiffAdd
+		}
+		for j, row := range wrapDiffLine(l.kind, expandTabs(l.text), width) {
+			if j > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(style.Render(row))
 		}
 	}
 	return b.String()
+}
+
+// diffWrapMark starts each continuation row of a diff line too long for its width, after the
+// line's own sign column ('-', '+' or ' '), so that every character of the line can be read.
+const diffWrapMark = "↪"
+
+// wrapDiffLine splits one diff line (sign included) into rows of at most width cells: the first
+// row as it starts, then continuation rows of the sign, diffWrapMark and the next part.
+func wrapDiffLine(kind byte, text string, width int) []string {
+	width = max(width, 1)
+	if ansi.StringWidth(text) <= width {
+		return []string{text}
+	}
+	if width < 3 { // no room for the sign and the mark
+		return splitNL(ansi.Hardwrap(text, width, true))
+	}
+	first := ansi.Truncate(text, width, "")
+	rest := ansi.TruncateLeft(text, ansi.StringWidth(first), "")
+	sign := " "
+	if kind == '-' || kind == '+' {
+		sign = string(kind)
+	}
+	rows := []string{first}
+	for _, part := range splitNL(ansi.Hardwrap(rest, width-2, true)) {
+		rows = append(rows, sign+diffWrapMark+part)
+	}
+	return rows
 }

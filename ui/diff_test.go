@@ -110,3 +110,26 @@ func TestRenderDiffColoursAndLimits(t *testing.T) {
 		}
 	}
 }
+
+// A diff line wider than the width wraps onto rows marked "↪" after its sign: every character
+// can be read, and no row is wider than the width.
+func TestRenderDiffWrapsLongLines(t *testing.T) {
+	st := newStyles(true, false)
+	long := strings.Repeat("abcdefghij", 5) // 50 cells
+	got := ansi.Strip(renderDiff(st, "x.txt", ptr("short\n"), long+"\n", 20, 0))
+	want := strings.Join([]string{
+		"--- a/x.txt",
+		"+++ b/x.txt",
+		"@@ -1 +1 @@",
+		"-short",
+		"+abcdefghijabcdefghi",
+		"+↪jabcdefghijabcdefg",
+		"+↪hijabcdefghij",
+	}, "\n")
+	if got != want {
+		t.Fatalf("render:\n%s\nwant:\n%s", got, want)
+	}
+	if joined := strings.ReplaceAll(strings.Split(got, "\n+abc")[1], "\n+↪", ""); "abc"+joined != long {
+		t.Fatalf("the wrapped rows do not hold the whole line: %q", "abc"+joined)
+	}
+}

@@ -1025,7 +1025,7 @@ func TestWholeFrameGolden(t *testing.T) {
 		"╰──────────────────────────────────────────────────────────╯",
 		"─ working · esc cancels ────────────────────────────────────",
 		"›",
-		" ⠋ working · demo 1.0 · terminals 1 running · sessi… ? help",
+		" ⠋ working · policy built-in defaults (policy only)  ? help",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		for i := range got {

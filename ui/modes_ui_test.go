@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/acpterm/acpterm/acpclient"
@@ -14,6 +16,7 @@ import (
 // mode that does not ask keeps a warning on screen.
 func TestModesAndModelsEveryWay(t *testing.T) {
 	h := newHarness(t, nil)
+	h.send(tea.WindowSizeMsg{Width: 140, Height: 30}) // the whole status bar fits (statusLine)
 	cat := acp.SessionConfigOptionCategoryMode
 	opts := func(cur string) []acp.SessionConfigOption {
 		return []acp.SessionConfigOption{{Select: &acp.SessionConfigOptionSelect{Id: "mode", Name: "Mode", Type: "select", Category: &cat,
@@ -60,7 +63,7 @@ func TestCardUnaskedAndRawOutput(t *testing.T) {
 		acp.WithUpdateRawOutput(map[string]any{"aggregated_output": "made x\n"}))})
 	h.ev(acpclient.ToolCallUnasked{ToolCallID: "c1", Kind: acp.ToolKindExecute, Title: "touch x"})
 	scr := h.screenText()
-	for _, w := range []string{"touch x  completed", "⚠ ran without asking: no permission request reached acpterm", "made x"} {
+	for _, w := range []string{"touch x  ✓ completed", "⚠ ran without asking: no permission request reached acpterm", "made x"} {
 		if !strings.Contains(scr, w) {
 			t.Fatalf("screen lacks %q:\n%s", w, scr)
 		}

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -222,17 +223,19 @@ func plural(n int) string {
 }
 
 // statusLine is the bottom bar: agent, session, mode, model, policy source and enforcement,
-// running terminals, pending approvals, and a spinner during a turn.
+// running terminals, pending approvals, and a spinner during a turn. When it does not fit in
+// width cells, parts are left out by priority (statusPrio), never cut in the middle: a turn
+// running, approvals waiting, the mode and the policy stay longest.
 func (m *Model) statusLine(width int) string {
 	st := m.st
-	var parts []string
+	var parts []statusPart
+	add := func(prio int, text string) { parts = append(parts, statusPart{prio: prio, text: text}) }
 	if m.busy {
-		parts = append(parts, spinFrames[m.spin]+" working")
+		add(statusPrioWorking, spinFrames[m.spin]+" working")
 	}
-	parts = append(parts, m.agentLabel())
-	// Most urgent first: a narrow window cuts the end of the bar.
+	add(statusPrioAgent, m.agentLabel())
 	if n := m.pendingApprovals(); n > 0 {
-		parts = append(parts, fmt.Sprintf("approvals %d", n))
+		add(statusPrioApprovals, fmt.Sprintf("approvals %d", n))
 	}
 	running := 0
 	for _, p := range m.panes {
@@ -241,7 +244,7 @@ func (m *Model) statusLine(width int) string {
 		}
 	}
 	if len(m.panes) > 0 {
-		parts = append(parts, fmt.Sprintf("terminals %d running", running))
+		add(statusPrioTerminals, fmt.Sprintf("terminals %d running", running))
 	}
 	if md := m.currentMode(); md != "" {
 		switch m.state.ModeAsks() {
@@ -250,26 +253,85 @@ func (m *Model) statusLine(width int) string {
 		case acpclient.AsksNo:
 			md += " (does not ask)"
 		}
-		parts = append(parts, "mode "+md)
+		add(statusPrioMode, "mode "+md)
 	}
 	if mo := m.currentModel(); mo != "" {
-		parts = append(parts, "model "+mo)
+		add(statusPrioModel, "model "+mo)
 	}
 	if sid := m.state.Info.SessionID; sid != "" {
-		parts = append(parts, "session "+truncate(sanitizeLine(sid), 12))
+		add(statusPrioSession, "session "+truncate(sanitizeLine(sid), 12))
 	}
+	// The policy and the OS enforcement (the sandbox summary, or "policy only" without one)
+	// share a priority: they say together what protects the user.
+	short := "policy " + strings.TrimPrefix(m.policySource(), "built-in ")
 	if m.d.sandbox != "" {
-		parts = append(parts, "policy "+m.policySource(), m.d.sandbox)
+		add(statusPrioPolicy, "policy "+m.policySource())
+		parts[len(parts)-1].short = short
+		add(statusPrioPolicy, m.d.sandbox)
 	} else {
-		parts = append(parts, "policy "+m.policySource()+" (policy only)")
+		add(statusPrioPolicy, "policy "+m.policySource()+" (policy only)")
+		parts[len(parts)-1].short = short + " (policy only)"
 	}
 	right := m.keys.Help.Help().Key + " help"
-	left := " " + strings.Join(parts, " · ")
 	room := width - ansi.StringWidth(right) - 2
+	left := " " + fitStatus(parts, max(room-1, 1))
 	left = truncate(left, max(room, 1))
 	gap := max(width-ansi.StringWidth(left)-ansi.StringWidth(right)-1, 1)
 	line := left + strings.Repeat(" ", gap) + right + " "
 	return st.StatusBar.Render(truncate(line, width))
+}
+
+// statusPart is one part of the status bar, its priority (lower stays longer) and a shorter
+// form of it tried before it is left out ("" none).
+type statusPart struct {
+	prio        int
+	text, short string
+}
+
+// Status bar priorities: what stays when the window is narrow, first to last.
+const (
+	statusPrioWorking = iota
+	statusPrioApprovals
+	statusPrioMode
+	statusPrioPolicy
+	statusPrioModel
+	statusPrioAgent
+	statusPrioTerminals
+	statusPrioSession
+)
+
+// fitStatus joins the parts (in their order) with " · " in width cells: while they do not fit,
+// a part of the lowest priority is shortened (when one of them has a short form) or else the
+// last of them is left out; when even the last part left does not fit, it is cut.
+func fitStatus(parts []statusPart, width int) string {
+	keep := slices.Clone(parts)
+	for {
+		texts := make([]string, len(keep))
+		for i, p := range keep {
+			texts[i] = p.text
+		}
+		joined := strings.Join(texts, " · ")
+		if ansi.StringWidth(joined) <= width || len(keep) <= 1 {
+			return truncate(joined, width)
+		}
+		worst, shorten := 0, -1
+		for i, p := range keep {
+			if p.prio > keep[worst].prio {
+				worst, shorten = i, -1
+			}
+			if p.prio == keep[worst].prio {
+				worst = i
+				if p.short != "" && p.short != p.text {
+					shorten = i
+				}
+			}
+		}
+		if shorten >= 0 {
+			keep[shorten].text, keep[shorten].short = keep[shorten].short, ""
+			continue
+		}
+		keep = slices.Delete(keep, worst, worst+1)
+	}
 }
 
 // policySource names where the policy came from: the config file's base name (and the
