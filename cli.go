@@ -67,7 +67,7 @@ Usage:
   acpterm [flags] -- AGENT [ARGS...]      run AGENT (interactive, or --headless)
   acpterm [flags] --demo                  run the built-in demo agent (no key, no network)
   acpterm policy check [--json] [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]
-                                          explain the policy's decision for a command (JSON)
+                                          explain the policy's decision for a command (--json: as JSON)
   acpterm audit verify [FILE]             check the audit log's hash chain
   acpterm sandbox check [--config FILE] [--cwd DIR] [--sandbox MODE]
                                           show which sandbox layers are in force (JSON)
