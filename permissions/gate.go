@@ -33,16 +33,6 @@ import (
 // environment of later commands. Every other builtin is at least ask, whatever the allow rules
 // say.
 
-// allowedConstructs names the constructs on the allow-list, for messages and the README.
-var allowedConstructs = []string{
-	"literal words (unquoted, '…', \"…\" without expansions, leading ~ or ~/)",
-	"filename patterns * ? […] in arguments",
-	"NAME=literal before a command",
-	"pipelines |", "&&", "||", "; and newlines", "! (negation)", "( … ) subshells", "{ …; } groups",
-	"redirects < > >> >| (and &> &>> in bash) to literal targets that resolve to regular files or /dev/null",
-	"fd duplication and closing (2>&1, >&2, <&-)", "here-documents without expansions", "here-strings <<< of a literal word (bash)", "comments",
-}
-
 // allowedBuiltins are the builtins a script may use without a rule, with the arguments they
 // are limited to (checked by gatedBuiltin). Each one only prints, tests, or ends the script;
 // cd changes the directory later commands run in, which the analysis follows exactly because
@@ -303,7 +293,7 @@ func (a *analyzer) gateRedirect(r *syntax.Redirect, c actx) {
 			break
 		}
 		fallthrough
-	case syntax.RdrIn, syntax.RdrOut, syntax.AppOut, syntax.ClbOut:
+	case syntax.RdrIn, syntax.RdrOut, syntax.AppOut, syntax.RdrClob:
 		if r.Word != nil {
 			if what := a.wordConstruct(r.Word, c, false); what != "" {
 				a.gateNote(what, "a redirect target uses "+what)

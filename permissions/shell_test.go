@@ -66,17 +66,6 @@ func noteNames(a *analyzer) []string {
 	return out
 }
 
-// gateNames returns the constructs the allow-list gate asked about, in order.
-func gateNames(a *analyzer) []string {
-	var out []string
-	for _, n := range a.notes {
-		if n.gate {
-			out = append(out, n.construct)
-		}
-	}
-	return out
-}
-
 func TestAnalyzeLeaves(t *testing.T) {
 	p := newTestPolicy(t, config.Commands{})
 	cases := []struct {
