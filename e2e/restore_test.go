@@ -42,8 +42,15 @@ func TestTUIEveryExitRestoresTheScreen(t *testing.T) {
 			tm.acpterm("--demo", "--cwd", e.project, "--prompt", "perm")
 			tm.waitFor(modalReady)
 			tm.resize(120, 36)
-			// The frame is redrawn at the new size: the status bar now holds the session.
-			tm.waitFor("session demo-1")
+			// The frame is redrawn at the new size: the status bar is wider than the old 80 columns.
+			tm.waitUntil("the status bar at the new width", func(scr string) bool {
+				for _, l := range strings.Split(scr, "\n") {
+					if strings.HasSuffix(l, "? help") && len([]rune(l)) > 100 {
+						return true
+					}
+				}
+				return false
+			})
 			c.end(t, tm)
 			if c.code != "" {
 				screen := tm.waitMatch(regexp.MustCompile(`acpterm-exit=(\d+)`))
