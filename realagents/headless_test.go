@@ -5,8 +5,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acpterm/acpterm/internal/proctree"
 )
 
 // Tests that run the real acpterm binary headless against each real agent.
@@ -142,12 +145,17 @@ func TestHeadlessClaudeLegacyTimeout(t *testing.T) {
 	if toolResultsContain(r.mock, "sleeper-alive") || !toolResultsContain(r.mock, "sleeper-gone") {
 		t.Errorf("the check command did not report sleeper-gone; requests %+v", r.mock.Requests())
 	}
-	pid, err := os.ReadFile(filepath.Join(r.cwd, "sleeper.pid"))
-	if err != nil {
+	if _, err := os.Stat(filepath.Join(r.cwd, "sleeper.pid")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat("/proc/" + strings.TrimSpace(string(pid))); err == nil {
-		t.Errorf("the timed-out command (pid %s) is still running", strings.TrimSpace(string(pid)))
+	// The pid in sleeper.pid is the one the command saw, inside its sandbox's PID namespace;
+	// on the host, look for the sleeper itself: `sleep 300` in this run's cwd.
+	for _, pid := range proctree.Pids() {
+		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		cwd, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
+		if string(cmdline) == "sleep\x00300\x00" && cwd == r.cwd {
+			t.Errorf("the timed-out command (host pid %d) is still running", pid)
+		}
 	}
 }
 

@@ -92,8 +92,8 @@ func TestTUIClaudeLegacyCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.startTUI(t, r.writeConfig(policyOpts{}))
-	// Type the prompt once the session is up (the status line names it).
-	s.waitScreen(`Claude Agent 0\.17\.1 .*session [0-9a-f]`, startTimeout)
+	// Type the prompt once the session is up (the status line shows its mode).
+	s.waitScreen(`Claude Agent 0\.17\.1 .*· mode `, startTimeout)
 	s.typeText("touch a file")
 	s.keys("Enter")
 	// touch is covered by no rule, so the agent's permission request reaches the user.
