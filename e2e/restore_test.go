@@ -29,9 +29,11 @@ func TestTUIEveryExitRestoresTheScreen(t *testing.T) {
 		{"suspend, resume, quit", func(t *testing.T, tm *tmux) {
 			tm.keys("C-z")
 			tm.waitFor("Stopped")
-			tm.shell("fg")
+			tm.shell("fg; echo fg-done=$?")
 			tm.waitFor("Permission 1 of 1")
 			tm.keys("C-q")
+			// acpterm has exited (and the shell has the terminal back) before anything is typed.
+			tm.waitFor("fg-done=0")
 		}, ""}, // the stopped job made the command line report 148 already
 		{"SIGTERM", func(t *testing.T, tm *tmux) { killDemo(t, syscall.SIGTERM) }, "1"},
 	} {
