@@ -123,6 +123,18 @@ func (e Elicitation) Field(name string) (ElicitationField, bool) {
 	return ElicitationField{}, false
 }
 
+// fieldByTitle returns the one field whose title is t (ignoring case).
+func (e Elicitation) fieldByTitle(t string) (ElicitationField, bool) {
+	var hit ElicitationField
+	n := 0
+	for _, f := range e.Fields {
+		if f.Title != "" && strings.EqualFold(f.Title, t) {
+			hit, n = f, n+1
+		}
+	}
+	return hit, n == 1
+}
+
 // FieldError is a problem with one field of an answer (Field "" is about the whole answer).
 type FieldError struct {
 	Field, Msg string
@@ -639,8 +651,9 @@ func (e Elicitation) Validate(content map[string]any) error {
 // --answer): each value is parsed by its field (ParseText; a multi-select's answers given
 // several times add up), fields without an answer take their default, and the result is
 // validated. Keys the form does not have are ignored (an answer may be meant for another
-// question). Errors (a *ValidationError) name the field and the --answer that is wrong or
-// missing.
+// question). KEY is the field's name, or else its title (any case: claude-agent-acp names its
+// fields question_0 …, titled by the question's header). Errors (a *ValidationError) name the
+// field and the --answer that is wrong or missing.
 func (e Elicitation) AnswersContent(answers []string) (map[string]any, error) {
 	content := map[string]any{}
 	var errs []FieldError
@@ -652,7 +665,10 @@ func (e Elicitation) AnswersContent(answers []string) (map[string]any, error) {
 		}
 		f, ok := e.Field(k)
 		if !ok {
-			continue
+			if f, ok = e.fieldByTitle(k); !ok {
+				continue
+			}
+			k = f.Name
 		}
 		val, err := f.ParseText(v)
 		if err != nil {

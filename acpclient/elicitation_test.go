@@ -185,6 +185,12 @@ func TestElicitationAnswersContent(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+	t.Run("by title", func(t *testing.T) {
+		got, err := e.AnswersContent([]string{"project NAME=abc", "tags=b"})
+		if err != nil || got["name"] != "abc" {
+			t.Fatalf("content = %#v, %v", got, err)
+		}
+	})
 	t.Run("not key=value", func(t *testing.T) {
 		_, err := e.AnswersContent([]string{"name"})
 		if err == nil || !strings.Contains(err.Error(), `--answer "name" is not KEY=VALUE`) {
