@@ -62,3 +62,23 @@ func TestStatusBarKeepsSandboxSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusBarAndModeSwitch(t *testing.T) {
+	h := newHarness(t, nil)
+	modes := &acp.SessionModeState{CurrentModeId: "ask", AvailableModes: []acp.SessionMode{{Id: "ask", Name: "Ask"}, {Id: "code", Name: "Code"}}}
+	h.ev(acpclient.SessionStarted{Info: acpclient.Info{AgentName: "demo", AgentVersion: "1.2", SessionID: "s-42", Modes: modes}})
+	scr := h.screenText()
+	last := strings.Split(scr, "\n")
+	status := strings.TrimRight(last[len(last)-1], " ")
+	if !strings.HasPrefix(status, " demo 1.2 · mode Ask · session s-42 · policy built-in defaults (policy only)") || !strings.HasSuffix(status, "? help") {
+		t.Fatalf("status = %q", status)
+	}
+	h.key("alt+m")
+	wantCalls(t, h.agent.take(), "mode code")
+	h.ev(acpclient.TurnStarted{Prompt: "p"})
+	scr = h.screenText()
+	last = strings.Split(scr, "\n")
+	if !strings.Contains(last[len(last)-1], "⠋ working · demo 1.2") {
+		t.Fatalf("no spinner during turn: %q", last[len(last)-1])
+	}
+}
