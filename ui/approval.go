@@ -188,6 +188,9 @@ func newApprovals(scope string) *approvals {
 
 func (a *approvals) overlayID() string { return "approval" }
 
+// hasKeys implements keyWaiter: the overlay takes keys while the user is answering.
+func (a *approvals) hasKeys() bool { return a.focus }
+
 // typing reports whether the user is typing a prompt: the editor holds text, or a key reached
 // it less than typingRecent ago.
 func (m *Model) typing() bool {

@@ -452,7 +452,20 @@ func (m *Model) handleElicitKey(form *elicitForm, k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// pasteElicit inserts pasted text into the focused text field.
+// hasKeys implements keyWaiter: the dialog takes keys once given them, until it is answered.
+func (form *elicitForm) hasKeys() bool { return form.keys && !form.sent }
+
+// takePaste implements pasteTaker: until the answer is sent, a paste goes into the question's
+// focused text field (and is dropped when that field is not text), never into the prompt.
+func (form *elicitForm) takePaste(s string) bool {
+	if form.sent {
+		return false
+	}
+	form.paste(s)
+	return true
+}
+
+// paste inserts s into the focused field when it is a text field.
 func (form *elicitForm) paste(s string) {
 	if form.ask.Elicitation.Mode != acpclient.ElicitForm || len(form.fields) == 0 {
 		return

@@ -25,6 +25,24 @@ type overlay interface {
 	draw(m *Model, area uv.Rectangle) string
 }
 
+// Two optional parts an overlay may implement besides overlay.
+type (
+	// keyWaiter is an overlay that can be open without taking keys: a request that arrives
+	// while the user types a prompt or works in a pane waits for the answer key, and until
+	// then the editor keeps the keys and its cursor. An overlay without it takes keys while
+	// on top.
+	keyWaiter interface {
+		// hasKeys reports whether the overlay takes keys now.
+		hasKeys() bool
+	}
+	// pasteTaker is an overlay with text fields: a paste (bracketed paste, never a key) goes
+	// into the focused one instead of the prompt editor.
+	pasteTaker interface {
+		// takePaste inserts s and reports true, or reports false to leave s to the editor.
+		takePaste(s string) bool
+	}
+)
+
 // action is an overlay's answer to a key.
 type action struct {
 	// pass: the key is not the overlay's; the root model handles it as if no overlay were
@@ -97,17 +115,24 @@ func (m *Model) topOverlay() overlay {
 	return m.overlays[len(m.overlays)-1]
 }
 
-// overlayHasKeys reports whether the top overlay takes keys (an approval request waiting for
-// the answer key does not: the editor keeps them, and its cursor).
+// overlayHasKeys reports whether the top overlay takes keys (one waiting for the answer key,
+// a keyWaiter, does not: the editor keeps them, and its cursor).
 func (m *Model) overlayHasKeys() bool {
 	o := m.topOverlay()
 	if o == nil {
 		return false
 	}
-	if a, ok := o.(*approvals); ok {
-		return a.focus
+	if w, ok := o.(keyWaiter); ok {
+		return w.hasKeys()
 	}
 	return true
+}
+
+// overlayPaste gives a paste to the top overlay when it takes pastes; it reports whether the
+// overlay took it.
+func (m *Model) overlayPaste(s string) bool {
+	p, ok := m.topOverlay().(pasteTaker)
+	return ok && p.takePaste(s)
 }
 
 // overlayKey gives k to the top overlay and carries out its action. handled is false when no

@@ -190,9 +190,8 @@ func (m *Model) handlePaste(s string) tea.Cmd {
 			return nil
 		}
 	}
-	if form := m.elicit; form != nil && m.topOverlay() == overlay(form) && !form.sent {
-		form.paste(s) // into the question's focused text field
-		return nil
+	if m.overlayPaste(s) {
+		return nil // into a dialog's focused text field
 	}
 	// Pasted text is the prompt's, never an answer (nor a key of another overlay): it goes into
 	// the editor, and a request in front waits for the answer key again.
