@@ -17,7 +17,9 @@ func TestWaitingOverlayLeavesTheEditorItsCursor(t *testing.T) {
 		open func(h *harness)
 	}{
 		{"approval", func(h *harness) { h.ev(ask("p1")) }},
-		{"question", func(h *harness) { h.ev(elicitAsk(t, "e1", `{"mode":"form","message":"Name?","requestedSchema":{"properties":{"name":{"type":"string","title":"Name"}}}}`)) }},
+		{"question", func(h *harness) {
+			h.ev(elicitAsk(t, "e1", `{"mode":"form","message":"Name?","requestedSchema":{"properties":{"name":{"type":"string","title":"Name"}}}}`))
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, nil)
