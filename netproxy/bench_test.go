@@ -202,8 +202,10 @@ func TestMemory50Connections(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	g1 := runtime.NumGoroutine()
-	t.Logf("50 open tunnels: heap in use +%d KiB (%.1f KiB each), goroutines +%d (client side included: 1 per sink connection)",
-		(int64(after.HeapInuse)-int64(before.HeapInuse))>>10, float64(int64(after.HeapInuse)-int64(before.HeapInuse))/50/1024, g1-g0)
+	heap := int64(after.HeapInuse) - int64(before.HeapInuse)
+	stack := int64(after.StackInuse) - int64(before.StackInuse)
+	t.Logf("50 open tunnels: heap in use +%d KiB (%.1f KiB each), goroutine stacks +%d KiB, goroutines +%d (the test's sink server included: 1 per tunnel)",
+		heap>>10, float64(heap)/50/1024, stack>>10, g1-g0)
 	for _, c := range conns {
 		c.Close()
 	}
