@@ -124,6 +124,7 @@ type session struct {
 	audit   *permissions.AuditLog
 	mgr     *terminals.Manager
 	sandbox *sessionSandbox
+	net     *sessionNetwork // the network proxy ([sandbox] network = "proxy"); nil: none
 	client  *acpclient.Client
 	trace   io.Closer // the --trace file, closed after the client (which writes to it)
 	mcp     *mcpTerminals
@@ -139,6 +140,7 @@ func (s *session) close() {
 	if s.mgr != nil {
 		_ = s.mgr.Close()
 	}
+	s.net.close()
 	s.sandbox.close()
 	if s.trace != nil {
 		_ = s.trace.Close()
@@ -280,6 +282,16 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	// are re-parented to acpterm so they can be found and reaped (acpclient's orphan reaper).
 	mo := terminals.ManagerOptions{MaxLive: cfg.Policy.MaxTerminals, KillGrace: cfg.Policy.KillGrace, Subreaper: true,
 		Sandbox: s.sandbox.spec}
+	// The network proxy: the only way out of a sandboxed command's (network "proxy") or a
+	// sandboxed agent's (agent = true, network not "on") network namespace.
+	if s.sandbox.needsProxy(cfg) {
+		if s.net, err = newSessionNetwork(logger, getenv); err != nil {
+			return exitFailure, fmt.Errorf("network proxy: %w", err)
+		}
+		if s.sandbox.spec.Network == sandbox.NetworkProxy {
+			mo.Network = s.net.serveTerminal
+		}
+	}
 	if !o.headless {
 		wake = ui.NewWake()
 		mo.OnChange = wake.Notify
@@ -340,8 +352,9 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
 		Log: logger, Env: agentEnv, Mode: cfg.Agent.Mode, Trace: trace, ExtraMcpServers: s.mcp.serversFunc(),
 		LoadSession: o.resume, Continue: o.cont, DeferSession: o.pick, Store: sessionStore(getenv),
-		Sandbox: s.sandbox.agentSpec(cfg, agent, getenv("HOME")),
+		Sandbox: s.sandbox.agentSpec(cfg, agent, getenv("HOME")), AgentNetwork: s.net.agentNetwork(filepath.Base(agent[0])),
 	})
+	s.net.attach(s.client)
 	if s.client != nil && s.mcp != nil {
 		s.mcp.client.Store(s.client)
 	}

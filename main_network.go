@@ -94,9 +94,15 @@ func (n *sessionNetwork) serveTerminal(id, label string, ln net.Listener) func()
 	return func() { _ = ep.Close() }
 }
 
-// serveAgent serves a sandboxed agent's listener, the agent (named label) as the identity.
-func (n *sessionNetwork) serveAgent(label string) func(net.Listener) func() {
-	return func(ln net.Listener) func() {
+// agentNetwork is acpclient.Options.AgentNetwork: the agent's listener, served with the
+// agent (named label) as the identity; the client is attached first, so that the agent's
+// connections during initialize are decided too. nil when there is no proxy.
+func (n *sessionNetwork) agentNetwork(label string) func(*acpclient.Client, net.Listener) func() {
+	if n == nil {
+		return nil
+	}
+	return func(c *acpclient.Client, ln net.Listener) func() {
+		n.attach(c)
 		ep, err := n.proxy.Serve(netproxy.Identity{Agent: true, Label: label}, ln)
 		if err != nil {
 			n.log.Warn("netproxy: agent listener not served", "err", err)

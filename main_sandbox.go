@@ -46,6 +46,17 @@ func (s *sessionSandbox) scope(home string) string {
 	return "writes only in " + strings.Join(roots, ", ") + ", network " + s.report.Layers.Net
 }
 
+// needsProxy reports whether the session needs the network proxy: its commands run with
+// network "proxy", or the agent runs in the sandbox while commands do not share acpterm's
+// network (network "proxy" or "off": the agent, which needs its model API, goes through the
+// proxy).
+func (s *sessionSandbox) needsProxy(cfg *config.Config) bool {
+	if s == nil || s.spec == nil {
+		return false
+	}
+	return s.spec.Network == sandbox.NetworkProxy || cfg.Sandbox.Agent && s.spec.Network == sandbox.NetworkOff
+}
+
 // confined reports whether commands run with Landlock and the mount namespace in force.
 func (s *sessionSandbox) confined() bool { return s != nil && s.report.Confined() }
 
@@ -196,6 +207,9 @@ func (s *sessionSandbox) agentSpec(cfg *config.Config, agent []string, home stri
 	}
 	a := *s.spec
 	a.Network = sandbox.NetworkOn
+	if s.needsProxy(cfg) {
+		a.Network = sandbox.NetworkProxy // the agent's model API and the rest through the proxy
+	}
 	a.Write = nil
 	for _, p := range append(sandbox.AgentStateDirs(agent, home), cfg.Sandbox.AgentWrite...) {
 		if _, err := os.Lstat(p); err != nil && filepath.Ext(p) == "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -96,6 +97,12 @@ type Options struct {
 	// spec, and the fs/* service never reads what the spec masks nor writes where the agent
 	// itself could not (so acpterm is no way around the agent's confinement).
 	Sandbox *sandbox.Spec
+	// AgentNetwork serves a sandboxed agent's proxy listener (Sandbox.Network is
+	// sandbox.NetworkProxy): called with the client and the listener made in the agent's
+	// network namespace right after the agent started (before initialize), it returns the
+	// function that stops serving it, called once the agent is gone. Nil: the listener is
+	// closed, and the agent has no network at all.
+	AgentNetwork func(c *Client, ln net.Listener) (stop func())
 	// Trace, when set, receives every JSON-RPC line sent to or read from the agent as JSONL
 	// ({"t", "dir": "->"|"<-", "msg"}); writes are serialised. nil: no trace.
 	Trace io.Writer
@@ -264,7 +271,11 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 			log.Info("opencode: OPENCODE_PERMISSION is already set; acpterm leaves it as it is")
 		}
 	}
-	c.proc, err = startAgent(o.Command, cwd, env, o.Sandbox, log)
+	var agentNet func(net.Listener) func()
+	if o.AgentNetwork != nil {
+		agentNet = func(ln net.Listener) func() { return o.AgentNetwork(c, ln) }
+	}
+	c.proc, err = startAgent(o.Command, cwd, env, o.Sandbox, log, agentNet)
 	if err != nil {
 		c.lifeStop()
 		c.q.abandon()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +38,8 @@ type agentProc struct {
 
 	ring *lineRing
 	sb   *sandbox.Process // nil: not sandboxed
+	// netStop stops serving the sandbox's proxy listener (Options.AgentNetwork); nil: none.
+	netStop func()
 
 	exited     chan struct{} // closed once the leader was reaped
 	code       *int
@@ -51,7 +54,7 @@ type agentProc struct {
 // process group; with spec, through the sandbox helper (the leader is then the helper, the
 // init of the agent's PID namespace). Errors name the command: a missing program, an exec
 // failure, a layer missing in required mode.
-func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, log *slog.Logger) (*agentProc, error) {
+func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, log *slog.Logger, network func(net.Listener) func()) (*agentProc, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("acpclient: no agent command given")
 	}
@@ -112,6 +115,15 @@ func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, log
 		cmd: cmd, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR, sb: sb,
 		ring: newLineRing(StderrTailLines), exited: make(chan struct{}), stderrDone: make(chan struct{}),
 	}
+	if sb != nil {
+		if ln := sb.Listener(); ln != nil {
+			if network != nil {
+				p.netStop = network(ln)
+			} else {
+				_ = ln.Close() // nobody serves it: the agent has no way out
+			}
+		}
+	}
 	go p.drainStderr(log)
 	go p.wait()
 	return p, nil
@@ -120,6 +132,9 @@ func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, log
 // wait reaps the leader and records how it ended (never a negative code: the schema's exit code is unsigned).
 func (p *agentProc) wait() {
 	_ = p.cmd.Wait()
+	if p.netStop != nil {
+		p.netStop() // nothing is left in the agent's network namespace
+	}
 	if p.sb != nil {
 		// The helper cannot die by a signal (a PID namespace's init): the agent's own status
 		// comes over its status pipe; none means the helper was killed, and the agent with it.

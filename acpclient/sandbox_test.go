@@ -21,7 +21,7 @@ func TestSandboxedAgentEscapesFail(t *testing.T) {
 	w := sandboxtest.New(t)
 	before, gitConfig := w.Snapshot(t), w.GitConfig(t)
 	spec := w.Spec(sandbox.NetworkOn)
-	p, err := startAgent([]string{"/bin/sh", "-c", sandboxtest.Script + "; exit 5"}, w.Root, w.Env(), spec, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	p, err := startAgent([]string{"/bin/sh", "-c", sandboxtest.Script + "; exit 5"}, w.Root, w.Env(), spec, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -948,11 +948,11 @@ func validVarName(s string) bool {
 
 var (
 	sandboxModes    = []string{"off", "auto", "required"}
-	sandboxNetworks = []string{"on", "off"}
+	sandboxNetworks = []string{"on", "proxy", "off"} // loosest first
 )
 
 // sandbox validates and applies [sandbox]. A project file may only make it stricter: a
-// stricter mode, network off, agent = true; never agent_write.
+// stricter mode, a stricter network (on < proxy < off), agent = true; never agent_write.
 func (l *loader) sandbox(cfg *Config, s *fileSandbox) error {
 	if s == nil {
 		return nil
@@ -972,8 +972,8 @@ func (l *loader) sandbox(cfg *Config, s *fileSandbox) error {
 		if err != nil {
 			return err
 		}
-		if l.project && v == "on" && cfg.Sandbox.Network == "off" {
-			return l.widen("sandbox.network", `"on" is looser than the current "off"`)
+		if l.project && slices.Index(sandboxNetworks, v) < slices.Index(sandboxNetworks, cfg.Sandbox.Network) {
+			return l.widen("sandbox.network", fmt.Sprintf("%q is looser than the current %q", v, cfg.Sandbox.Network))
 		}
 		cfg.Sandbox.Network = v
 	}

@@ -154,3 +154,25 @@ func TestAgentHosts(t *testing.T) {
 		}
 	}
 }
+
+func TestSandboxNetworkProxyValue(t *testing.T) {
+	home, cwd, e := sandbox(t)
+	f := filepath.Join(home, "c.toml")
+	writeFile(t, f, "[sandbox]\nnetwork = \"off\"\n")
+	proj := filepath.Join(cwd, ProjectFileName)
+	writeFile(t, proj, "[sandbox]\nnetwork = \"proxy\"\n")
+	_, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get})
+	if want := proj + `:2:1: sandbox.network: a project file (.acpterm.toml) may only tighten the policy; "proxy" is looser than the current "off"`; err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant  %s", err, want)
+	}
+	writeFile(t, f, "[sandbox]\nnetwork = \"proxy\"\n")
+	writeFile(t, proj, "[sandbox]\nnetwork = \"off\"\n")
+	cfg, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get})
+	if err != nil || cfg.Sandbox.Network != "off" {
+		t.Fatalf("tightened to off: %v %+v", err, cfg)
+	}
+	writeFile(t, proj, "[sandbox]\nnetwork = \"maybe\"\n")
+	if _, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get}); err == nil || !strings.Contains(err.Error(), `sandbox.network: must be "on", "proxy" or "off", not "maybe"`) {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -22,6 +22,9 @@ func Check(spec *Spec) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	if ln := p.Listener(); ln != nil {
+		_ = ln.Close() // network "proxy": nothing to serve for /bin/true
+	}
 	if err := cmd.Wait(); err != nil {
 		return p.Report(), fmt.Errorf("sandbox: check: the helper ended with %v", err)
 	}

@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -477,6 +478,16 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	switch f[0] {
 	case "echo":
 		a.say(arg)
+	case "netget": // netget URL: an HTTP GET by the agent process itself (through HTTP_PROXY when set)
+		cl := &http.Client{Timeout: 30 * time.Second}
+		resp, err := cl.Get(arg)
+		if err != nil {
+			a.say("netget error " + err.Error())
+			break
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		a.say(fmt.Sprintf("netget %d %s", resp.StatusCode, strings.TrimSpace(string(body))))
 	case "blocks": // report the prompt's content blocks
 		var kinds []string
 		for _, b := range blocks {

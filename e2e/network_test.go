@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The network proxy end to end: a sandboxed command (curl, run by the scripted agent) whose
+// only way out is acpterm's proxy. Its "remote" server is on 127.0.0.1, and acpterm's test
+// resolver (ACPTERM_TEST_RESOLVE, names under acpterm.test only) maps the test's host names
+// to it.
+
+// netEnv is an env whose config runs commands in the sandbox with network "proxy", lets curl
+// run unasked, and applies the given [policy.network] lines; srv's port is returned.
+func netEnv(t *testing.T, network string) (*testEnv, int) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the sandbox's namespaces need root here (CI runs as root)")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "hello from %s%s", r.Host, r.URL.Path) }))
+	t.Cleanup(srv.Close)
+	e := newEnv(t)
+	e.extraEnv = append(e.extraEnv, "ACPTERM_TEST_RESOLVE=*.acpterm.test=127.0.0.1")
+	e.writeConfig(`[sandbox]
+mode = "required"
+network = "proxy"
+
+[policy.commands]
+allow = ["curl"]
+
+[policy.network]
+` + network + "\n")
+	return e, srv.Listener.Addr().(*net.TCPAddr).Port
+}
+
+// An unknown host asks in the TUI (program, host, port, terminal); the connection is held
+// meanwhile; "allow once" lets it through.
+func TestTUINetworkAskAllow(t *testing.T) {
+	e, port := netEnv(t, `deny = ["evil.acpterm.test"]`)
+	tm := startScript(t, e)
+	tm.typeText(fmt.Sprintf("termnoperm curl -sS http://new.acpterm.test:%d/x", port))
+	tm.keys("Enter")
+	tm.waitFor("Permission 1 of 1 · Connect?")
+	scr := tm.waitFor(fmt.Sprintf("host: new.acpterm.test:%d", port))
+	for _, w := range []string{fmt.Sprintf("connect to new.acpterm.test:%d", port), "from: terminal term-1: curl -sS http://new.acpterm.test",
+		"addr: 127.0.0.1 (loopback)", "a/1   Allow once", "s/2   Allow for this session", "S/3   Save as rule", "d/4   Deny"} {
+		if !strings.Contains(scr, w) {
+			t.Fatalf("the question lacks %q:\n%s", w, scr)
+		}
+	}
+	if strings.Contains(scr, "hello from") {
+		t.Fatalf("the connection went through before the answer:\n%s", scr)
+	}
+	answerDialog(tm)
+	tm.keys("a")
+	tm.waitFor(fmt.Sprintf("hello from new.acpterm.test:%d/x", port))
+	quit(t, e, tm, 0)
+	audit := readAudit(t, e)
+	for _, w := range []string{`"kind":"net"`, `"verdict":"allow"`, `"rule":"approved once"`, `"by":"user"`, `"host":"new.acpterm.test"`,
+		fmt.Sprintf(`"port":%d`, port), `"terminal":"term-1"`, `"protocol":"http"`} {
+		if !strings.Contains(audit, w) {
+			t.Fatalf("audit log lacks %s:\n%s", w, audit)
+		}
+	}
+}
+
+// "deny" refuses with the policy's message (what curl prints), and the pane says so on its
+// border.
+func TestTUINetworkAskDeny(t *testing.T) {
+	e, port := netEnv(t, ``)
+	tm := startScript(t, e)
+	tm.typeText(fmt.Sprintf("termnoperm curl -sS http://new.acpterm.test:%d/x", port))
+	tm.keys("Enter")
+	tm.waitFor("Permission 1 of 1 · Connect?")
+	answerDialog(tm)
+	tm.keys("d")
+	tm.waitFor(fmt.Sprintf("acpterm: connection to new.acpterm.test:%d refused by [policy.network] (refused by user)", port))
+	tm.waitFor(fmt.Sprintf("⚠ refused new.acpterm.test:%d (refused by user)", port))
+	quit(t, e, tm, 0)
+}
+
+// Headless: --approve answers the question (never "always"); a denied host fails at once with
+// the policy message and a [network] line; a direct connection has no route.
+func TestHeadlessNetwork(t *testing.T) {
+	e, port := netEnv(t, `allow = ["ok.acpterm.test"]
+deny = ["evil.acpterm.test"]`)
+	agent := scriptAgent(t)
+	line := fmt.Sprintf("termnoperm curl -sS http://new.acpterm.test:%[1]d/a; echo; curl -sS http://ok.acpterm.test:%[1]d/b; echo; "+
+		"curl -sS http://evil.acpterm.test:%[1]d/c; curl -sS --noproxy '*' http://127.0.0.1:%[1]d/ 2>&1; echo direct=$?", port)
+	r := e.run("--headless", "--approve", "allow", "--prompt", line, "--", agent)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, w := range []string{
+		fmt.Sprintf(`[permission] fetch "connect to new.acpterm.test:%d" → allow (--approve allow: [policy.network] unmatched)`, port),
+		fmt.Sprintf("hello from new.acpterm.test:%d/a", port),
+		fmt.Sprintf("hello from ok.acpterm.test:%d/b", port),
+		fmt.Sprintf("acpterm: connection to evil.acpterm.test:%d refused by [policy.network] (deny: evil.acpterm.test)", port),
+		fmt.Sprintf("[network term-1] refused evil.acpterm.test:%d (deny: evil.acpterm.test)", port),
+		"direct=7",
+	} {
+		if !strings.Contains(r.stdout, w) {
+			t.Fatalf("headless output lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "save") || strings.Contains(readAudit(t, e), `"kind":"grant"`) {
+		t.Fatalf("headless made a lasting grant:\n%s", r.stdout)
+	}
+}
+
+// A sandboxed agent ([sandbox] agent = true) goes through the same proxy: its model API host
+// (here named by agent_allow) is reached unasked, anything else is decided like a command's
+// connection (headless --approve deny: refused).
+func TestHeadlessSandboxedAgentNetwork(t *testing.T) {
+	e, port := netEnv(t, `agent_allow = ["model.acpterm.test"]`)
+	cfg := e.configD + "/acpterm/config.toml"
+	b, _ := os.ReadFile(cfg)
+	e.writeConfig(strings.Replace(string(b), "[sandbox]\n", "[sandbox]\nagent = true\n", 1))
+	agent := scriptAgent(t)
+	r := e.run("--headless", "--approve", "deny",
+		"--prompt", fmt.Sprintf("netget http://model.acpterm.test:%d/v1/messages", port),
+		"--prompt", fmt.Sprintf("netget http://exfil.acpterm.test:%d/upload", port), "--", agent)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, w := range []string{
+		fmt.Sprintf("netget 200 hello from model.acpterm.test:%d/v1/messages", port),
+		fmt.Sprintf(`[permission] fetch "connect to exfil.acpterm.test:%d" → deny (--approve deny: [policy.network] unmatched)`, port),
+		fmt.Sprintf("netget 403 acpterm: connection to exfil.acpterm.test:%d refused by [policy.network] (refused by headless --approve)", port),
+		fmt.Sprintf("[notice] warn: refused the agent's connection to exfil.acpterm.test:%d (refused by headless --approve)", port),
+	} {
+		if !strings.Contains(r.stdout, w) {
+			t.Fatalf("headless output lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	audit := readAudit(t, e)
+	for _, w := range []string{`"rule":"agent model API: model.acpterm.test ([policy.network] agent_allow)"`, `"terminal":"agent"`} {
+		if !strings.Contains(audit, w) {
+			t.Fatalf("audit lacks %s:\n%s", w, audit)
+		}
+	}
+}
