@@ -198,8 +198,8 @@ func reportMissing(s *sessionSandbox) []string {
 }
 
 // agentSpec returns the spec the agent process runs under when [sandbox] agent is on (nil
-// otherwise, and when the sandbox is off): the commands' spec with the network on and, as
-// further writable paths, the agent's own state directories (created when missing, so that
+// otherwise, and when the sandbox is off): the commands' spec with its network through the
+// proxy (on when commands share acpterm's network) and, as further writable paths, the agent's own state directories (created when missing, so that
 // Landlock can grant them) and [sandbox] agent_write.
 func (s *sessionSandbox) agentSpec(cfg *config.Config, agent []string, home string) *sandbox.Spec {
 	if s == nil || s.spec == nil || !cfg.Sandbox.Agent {

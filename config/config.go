@@ -45,9 +45,12 @@ type Sandbox struct {
 	// offers, the missing ones said) or "required" (a command, or an agent with Agent, is
 	// refused when a layer is missing). Default "auto".
 	Mode string
-	// Network is "on" (default) or "off" (commands get an empty network namespace).
+	// Network is "proxy" (default: an empty network namespace whose only way out is
+	// acpterm's proxy, deciding each host by [policy.network]), "on" (commands share
+	// acpterm's network) or "off" (an empty network namespace, no way out).
 	Network string
-	// Agent starts the agent process itself through the sandbox (network on). Default false.
+	// Agent starts the agent process itself through the sandbox (its network through the
+	// proxy unless Network is "on"). Default false.
 	Agent bool
 	// AgentWrite are further absolute paths a sandboxed agent may write (beyond the roots,
 	// the temp dir and its built-in state directories).

@@ -113,7 +113,7 @@ func Default(cwd string) *Config {
 		UI:      UI{Theme: "auto"},
 		Agent:   Agent{Mode: DefaultAgentMode},
 		MCP:     MCP{Terminals: true},
-		Sandbox: Sandbox{Mode: "auto", Network: "on"},
+		Sandbox: Sandbox{Mode: "auto", Network: "proxy"},
 	}
 }
 

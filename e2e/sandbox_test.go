@@ -16,7 +16,7 @@ import (
 // confirmed, as JSON, and exits 0 when nothing is missing.
 func TestSandboxCheckJSON(t *testing.T) {
 	e := newEnv(t)
-	for _, c := range []struct{ config, net string }{{"", "on"}, {"[sandbox]\nnetwork = \"off\"\n", "off"}} {
+	for _, c := range []struct{ config, net string }{{"", "proxy"}, {"[sandbox]\nnetwork = \"on\"\n", "on"}, {"[sandbox]\nnetwork = \"off\"\n", "off"}} {
 		e.writeConfig(c.config)
 		r := e.run("sandbox", "check", "--cwd", e.project)
 		if r.code != 0 {

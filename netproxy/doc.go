@@ -38,8 +38,11 @@
 //
 // # In the sandbox
 //
-// Forward runs inside the command's network namespace: it brings lo up, listens on
-// 127.0.0.1:PORT and copies each accepted connection to the endpoint's socket (path sockets work
-// across network namespaces). Env lists the HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY
-// variables (and their lower-case forms) that point tools at it.
+// The sandbox helper makes a TCP listener on 127.0.0.1 inside the command's network namespace
+// and hands it to acpterm, which serves it with Proxy.Serve (no unix socket inside the sandbox,
+// whose seccomp filter refuses them). Where a path socket can be reached instead, Listen (a
+// Forwarder) runs inside the namespace: it brings lo up, listens on 127.0.0.1:PORT and copies
+// each accepted connection to an endpoint's socket (path sockets work across network
+// namespaces). Env lists the HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY variables (and
+// their lower-case forms) that point tools at either.
 package netproxy
