@@ -226,27 +226,9 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 			return exitUsage, fmt.Errorf("%w: audit log: %v", errUsage, err)
 		}
 	}
-	engine, err := permissions.NewEngine(cfg, permissions.EngineOptions{
-		Cwd: cwd, GrantsFile: config.DefaultGrantsFile(getenv), Audit: s.audit,
-		Headless: o.headless, Getenv: getenv, LogFile: logPath,
-	})
-	if errors.Is(err, permissions.ErrGrantsFile) {
-		return exitFailure, fmt.Errorf("policy: %v (move the file aside to start without saved grants)", err)
-	}
-	if err != nil {
-		return exitUsage, fmt.Errorf("%w: policy: %v", errUsage, err)
-	}
-	// Saved grants that would no longer be made are skipped: say so, in the log and on stderr
-	// (before the TUI takes the screen) or as banners in the TUI.
-	grantWarnings := engine.GrantWarnings()
-	for _, w := range grantWarnings {
-		logger.Warn("grants file: entry skipped", "why", w)
-		if o.headless {
-			fmt.Fprintf(std.err, "acpterm: warning: %s\n", ui.SafeText(w))
-		}
-	}
-
-	// 6. The sandbox: the kernel confines every command (and, with [sandbox] agent, the agent).
+	// 5b. The sandbox (before the engine, which must know whether commands run confined): the
+	// kernel confines every command (and, with [sandbox] agent, the agent).
+	var sandboxWarnings []string
 	if o.sandboxAgent {
 		cfg.Sandbox.Agent = true
 	}
@@ -269,12 +251,39 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		if s.sandbox.mode == sandbox.ModeRequired {
 			w = s.sandbox.refusal() + " (every command will be refused)"
 		}
-		grantWarnings = append(grantWarnings, w)
+		sandboxWarnings = append(sandboxWarnings, w)
 		if o.headless {
 			fmt.Fprintf(std.err, "acpterm: warning: %s\n", ui.SafeText(w))
 		}
 	}
 	logger.Info("sandbox", "summary", s.sandbox.summary(), "confined", s.sandbox.confined(), "missing", strings.Join(reportMissing(s.sandbox), "; "))
+
+	engine, err := permissions.NewEngine(cfg, permissions.EngineOptions{
+		Cwd: cwd, GrantsFile: config.DefaultGrantsFile(getenv), Audit: s.audit,
+		Headless: o.headless, Getenv: getenv, LogFile: logPath,
+		// Programs that execute workspace code (go test, pytest, make …) may be allowed by an
+		// allow rule only when the sandbox confirmed Landlock and the mount namespace in force
+		// for acpterm's terminals (Confined) or for the agent's own tools too (AgentConfined).
+		Confined:      s.sandbox.confined(),
+		AgentConfined: s.sandbox.confined() && cfg.Sandbox.Agent,
+	})
+	if errors.Is(err, permissions.ErrGrantsFile) {
+		return exitFailure, fmt.Errorf("policy: %v (move the file aside to start without saved grants)", err)
+	}
+	if err != nil {
+		return exitUsage, fmt.Errorf("%w: policy: %v", errUsage, err)
+	}
+	// Saved grants that would no longer be made are skipped: say so, in the log and on stderr
+	// (before the TUI takes the screen) or as banners in the TUI.
+	grantWarnings := engine.GrantWarnings()
+	for _, w := range grantWarnings {
+		logger.Warn("grants file: entry skipped", "why", w)
+		if o.headless {
+			fmt.Fprintf(std.err, "acpterm: warning: %s\n", ui.SafeText(w))
+		}
+	}
+
+	grantWarnings = append(grantWarnings, sandboxWarnings...)
 
 	// 7. Terminals (redraws are signalled to the TUI without polling).
 	var wake *ui.Wake

@@ -11,8 +11,9 @@ import (
 // [policy.commands] allow list (key "policy.commands.allow") and [policy.env] allow list (key
 // "policy.env.allow"). A non-empty result rejects the file with that message at the entry's
 // file:line:col. The permissions package sets it (in its init) to refuse entries its engine
-// would never honour: an allow rule for a build runner (make, npm run …, always asked
-// unless confined) and an env allow entry matched by its own extra env deny list. Nil: no such check.
+// would never honour: an env allow entry matched by its own extra env deny list. (An allow
+// rule for a program that executes workspace code, such as make or go test, is honoured while
+// commands run confined by the OS sandbox, so it is not refused.) Nil: no such check.
 var RuleCheck func(key, entry string) string
 
 // shadowedAllow says why allow rule s can never take effect with the deny and ask rules in c

@@ -90,7 +90,7 @@ func TestReadmeDefaultVerdicts(t *testing.T) {
 		{"rm x", cmd("rm", "x"), permissions.Ask, "unmatched"},
 		{"curl", cmd("curl", "https://example.com"), permissions.Ask, "unmatched"},
 		{"git push", cmd("git", "push"), permissions.Ask, "unmatched"},
-		{"go test ./...", cmd("go", "test", "./..."), permissions.Ask, "unmatched"},
+		{"go test ./...", cmd("go", "test", "./..."), permissions.Ask, "runner: go test"},
 		{"sudo ls", cmd("sudo", "ls"), permissions.Deny, "deny: sudo"},
 		{"env CI", withEnv("CI"), permissions.Allow, "allow: ls"},
 		{"env RUST_LOG", withEnv("RUST_LOG"), permissions.Allow, "allow: ls"},
@@ -105,7 +105,8 @@ func TestReadmeDefaultVerdicts(t *testing.T) {
 }
 
 // The README's example config file means what the text under it says: rm and curl are denied,
-// git push is asked about, go test runs, and .env files cannot be read.
+// git push is asked about, go test runs once commands run confined (asked about until then),
+// and .env files cannot be read.
 func TestReadmeExampleVerdicts(t *testing.T) {
 	home, cwd, getenv := verdictSandbox(t)
 	file := filepath.Join(home, "example.toml")
@@ -121,7 +122,7 @@ func TestReadmeExampleVerdicts(t *testing.T) {
 		{"rm x", cmd("rm", "x"), permissions.Deny, "deny: rm"},
 		{"curl", cmd("curl", "https://example.com"), permissions.Deny, "deny: curl"},
 		{"git push", cmd("git", "push"), permissions.Ask, "ask: git push"},
-		{"go test ./...", cmd("go", "test", "./..."), permissions.Allow, "allow: go test"},
+		{"go test ./...", cmd("go", "test", "./..."), permissions.Ask, "runner: go test"}, // allowed once commands run confined
 		{"sudo ls", cmd("sudo", "ls"), permissions.Deny, "deny: sudo"},
 		{"read .env", read(filepath.Join(cwd, ".env")), permissions.Deny, "deny_read: **/.env"},
 		{"read notes.txt", read(filepath.Join(cwd, "notes.txt")), permissions.Allow, "fs.read"},

@@ -79,7 +79,7 @@ func TestPolicyCheck(t *testing.T) {
 		verdict string
 		rule    string
 	}{
-		{[]string{"go", "test", "./..."}, "allow", "allow: go test"},
+		{[]string{"go", "test", "./..."}, "ask", "runner: go test"}, // workspace code: allowed only confined
 		{[]string{"git", "push", "--force"}, "ask", "ask: git push"},
 		{[]string{"rm", "-rf", "build"}, "deny", "deny: rm"},
 		{[]string{"ls -la && rm -rf build"}, "deny", "deny: rm"}, // one word with shell syntax: a shell line
@@ -253,7 +253,7 @@ func TestREADMEConfigExampleIsValid(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for cmd, want := range map[string]string{"git push": "ask: git push", "rm -rf x": "deny: rm", "go test ./...": "allow: go test", "curl x": "deny: curl"} {
+	for cmd, want := range map[string]string{"git push": "ask: git push", "rm -rf x": "deny: rm", "go test ./...": "runner: go test", "curl x": "deny: curl"} {
 		r := e.run("policy", "check", "--json", "--config", cfg, "--cwd", e.project, "--", cmd)
 		var d decision
 		if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != 0 || d.Rule != want {

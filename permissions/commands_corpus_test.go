@@ -295,7 +295,8 @@ func TestWriterOptions(t *testing.T) {
 		want   Verdict
 		reason string
 	}{
-		{"go test -c -o ~/.bashrc ./...", Ask, "go -o writes the output file wherever it points"},
+		// go -o is a write target, checked like a redirect (outside the roots: deny).
+		{"go test -c -o ~/.bashrc ./...", Deny, "go writes $HOME/.bashrc: write denied"},
 		{"go test -coverprofile=/tmp/c.out ./...", Ask, "go -coverprofile writes a coverage profile"},
 		{"go test -cpuprofile cpu.out", Ask, "go -cpuprofile"},
 		{"go test -memprofile m", Ask, "go -memprofile"},
@@ -310,7 +311,8 @@ func TestWriterOptions(t *testing.T) {
 		{"go build -modfile=x.mod", Ask, "go -modfile"},
 		{"go build -overlay o.json", Ask, "go -overlay"},
 		{"go build -pgo=p", Ask, "go -pgo"},
-		{"go build -o /usr/local/bin/x .", Ask, "go -o"},
+		{"go build -o /usr/local/bin/x .", Deny, "go writes /usr/local/bin/x"},
+		{"go build -o /dev/null ./... && go build -o bin/x .", Allow, ""},
 		{"go build -ldflags=-extld=/tmp/x", Ask, "go -ldflags"},
 		{"go run -exec /tmp/x .", Ask, "go -exec"},
 		{"go generate ./...", Ask, "go generate"},
@@ -318,7 +320,8 @@ func TestWriterOptions(t *testing.T) {
 		{"go install ./cmd/x", Ask, "go install writes binaries outside the roots"},
 		{"go env -w GOFLAGS=-toolexec=/tmp/x", Ask, "go env -w"},
 		{"go tool x", Ask, "go tool runs a tool program"},
-		{"go test -race -run TestX -count=1 ./...", Allow, ""},
+		// go test runs test files (workspace code): asked about unless commands run confined.
+		{"go test -race -run TestX -count=1 ./...", Ask, "go test runs scripts from workspace files the agent can edit (test files"},
 		{"go build ./... && go vet ./...", Allow, ""},
 		// Well-known writers: targets are checked like redirect targets.
 		{"cp x .git/hooks/pre-commit", Deny, "cp writes .git/hooks/pre-commit: "},

@@ -114,6 +114,10 @@ func (e *Engine) DecideCommand(r CommandRequest) Decision {
 		}
 		return &finding{verdict: fd.Verdict, rule: "redirect: " + fd.Rule, reason: fd.Reason, construct: "redirect to " + fd.Path}
 	}
+	a.confined = e.opts.Confined
+	if r.Dialect == DialectBash {
+		a.confined = e.opts.AgentConfined // the agent's own tool runs it
+	}
 	switch {
 	case d.Shell && r.Dialect == DialectBash:
 		// The agent's own tool runs the line, in bash (or the user's zsh): judged as bash, and

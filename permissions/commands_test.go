@@ -98,8 +98,8 @@ func TestDecideLeafRules(t *testing.T) {
 		{[]string{"tar", "--to-command=sh", "-xf", "a.tar"}, Ask, "launch: tar --to-command", ""},
 		{[]string{"sort", "--compress-program=sh", "f"}, Ask, "launch: sort --compress-program", ""},
 		{[]string{"go", "test", "-exec=/w/x", "./..."}, Ask, "launch: go -exec", ""},
-		{[]string{"go", "test", "./..."}, Allow, "allow: go test", ""},
-		{[]string{"go", "generate", "./..."}, Ask, "runner: go generate", ""}, // not allowed, and a runner: the runner names the cause
+		{[]string{"go", "test", "./..."}, Ask, "runner: go test", "only while commands run confined by the OS sandbox"}, // allowed only when confined (TestWorkspaceCodeConfined)
+		{[]string{"go", "generate", "./..."}, Ask, "runner: go generate", ""},                                           // not allowed, and a runner: the runner names the cause
 		{[]string{"make", "test"}, Ask, "runner: make", "runs scripts from workspace files"},
 		{[]string{"npm", "run", "build"}, Ask, "runner: npm run", ""},
 		{[]string{"npm", "--version"}, Allow, "allow: npm", ""},

@@ -250,7 +250,7 @@ func TestCdTracking(t *testing.T) {
 // plain pager, the cgo switch, PYTHONPATH inside the roots) are allowed, in a prefix, through
 // env and as agent variables; anything else keeps being denied.
 func TestSafeEnvValues(t *testing.T) {
-	f := newCmdFixture(t, typicalCommands)
+	f := confine(t, newCmdFixture(t, typicalCommands)) // pytest runs workspace code: allowed only confined
 	if err := os.MkdirAll(filepath.Join(f.root, "src"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -339,4 +339,47 @@ func TestREADMEListsAllowedBuiltins(t *testing.T) {
 			t.Errorf("README Security model does not name %s", op)
 		}
 	}
+}
+
+// confine rebuilds f's engine as for a session whose commands run confined by the OS sandbox.
+func confine(t *testing.T, f *cmdFixture) *cmdFixture {
+	t.Helper()
+	e, err := NewEngine(f.e.cfg, EngineOptions{Cwd: f.root, Getenv: func(k string) string { return f.env[k] }, Confined: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.e = e
+	return f
+}
+
+// TestWorkspaceCodeConfined: a program that executes workspace code (go test, pytest, cargo
+// test, npm test, make) is covered by an allow rule only while commands run confined by the OS
+// sandbox; unconfined it asks, saying so, whatever the allow rules say. Its other checks
+// (options that load code or write elsewhere, deny rules) apply either way.
+func TestWorkspaceCodeConfined(t *testing.T) {
+	allow := config.Commands{Allow: []string{"go test", "go run", "pytest", "python3 -m pytest", "cargo test", "npm test", "make", "just"}, Deny: []string{"rm"}}
+	lines := []string{"go test ./...", "go run ./cmd/x", "pytest -q", "python3 -m pytest -x", "cargo test", "npm test", "make check", "just"}
+	open := newCmdFixtureFS(t, allow, config.FS{Read: "allow", Write: "allow"})
+	shut := confine(t, newCmdFixtureFS(t, allow, config.FS{Read: "allow", Write: "allow"}))
+	for _, line := range lines {
+		t.Run(line, func(t *testing.T) {
+			d := open.e.DecideCommand(CommandRequest{Command: line})
+			if d.Verdict != Ask || !strings.HasPrefix(d.Rule, "runner: ") || !strings.Contains(d.Reason, "an allow rule covers it only while commands run confined by the OS sandbox, which is not in force") {
+				t.Errorf("unconfined: %s %q (%s), want ask naming the runner and the sandbox", d.Verdict, d.Rule, d.Reason)
+			}
+			if d := shut.e.DecideCommand(CommandRequest{Command: line}); d.Verdict != Allow {
+				t.Errorf("confined: %s %q (%s), want allow", d.Verdict, d.Rule, d.Reason)
+			}
+			if err := shut.e.CanGrant(d); err == nil {
+				t.Errorf("unconfined %q can be granted; a grant must never cover a workspace code runner", line)
+			}
+		})
+	}
+	// Confined, the other checks still apply.
+	runLineCases(t, shut, []lineCase{
+		{"confined-pytest-plugin", "pytest -p evil", Ask, "pytest -p loads a plugin module", "", ""},
+		{"confined-go-exec", "go test -exec /tmp/x ./...", Ask, "go -exec runs a program", "", ""},
+		{"confined-deny", "make test && rm -rf x", Deny, `deny rule "rm"`, "", ""},
+		{"confined-unmatched", "cargo build", Ask, "no rule covers cargo build", "", ""},
+	})
 }

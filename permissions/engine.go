@@ -23,6 +23,17 @@ type EngineOptions struct {
 	// LogFile is acpterm's diagnostics log (absolute; "" = none): protected from the agent like
 	// the audit log, wherever --log puts it (Engine.Protected).
 	LogFile string
+	// Confined reports that commands run confined by the OS sandbox: Landlock and a mount
+	// namespace confirmed in force for every command acpterm runs. Only then may an allow rule
+	// cover a program that executes workspace code (go test, pytest, cargo test, npm test,
+	// make …: programs.Spec.WorkspaceCode); without it such a command is asked about, with a
+	// reason saying so. Set it only when the sandbox is known to be in force (fail closed).
+	// It applies to terminal/create, which acpterm runs.
+	Confined bool
+	// AgentConfined is Confined for commands the agent's own tools run (the command of a
+	// session/request_permission, CommandRequest.Dialect DialectBash): set it only when the
+	// agent process itself runs confined by the OS sandbox.
+	AgentConfined bool
 }
 
 // Engine decides requests against one loaded policy. It is safe for concurrent use.

@@ -14,7 +14,7 @@ import (
 // else is at least "ask", with a reason naming the construct. Deny rules still see every leaf
 // the walk finds, so a deny still wins when it is visible.
 //
-// The constructs whose meaning the analyser knows exactly (allowedConstructs, shown in the README):
+// The constructs whose meaning the analyser knows exactly (also listed in the README):
 //
 //   - simple commands made of literal words: unquoted, 'single-quoted' or "double-quoted"
 //     text without expansions, a leading ~ or ~/ (the policy-built HOME), and in arguments

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/programs"
 )
 
 // Grant is one "always" approval: the narrowest rule covering what a
@@ -163,14 +163,19 @@ func (s *GrantStore) Warnings() []string {
 }
 
 // grantRefusal says why argv may never be covered by a command grant: a banned head
-// (bannedHead) or a build runner (buildRunner: npm rb, cargo build, …), which asks whatever
-// was granted. "" when a grant is fine.
+// (bannedHead), or a program that executes workspace code (Spec.WorkspaceCode: npm rb, cargo
+// build, go test …), which a grant could cover after the sandbox is gone. "" when a grant is
+// fine.
 func grantRefusal(argv []string) string {
 	if why := bannedHead(argv); why != "" {
 		return why
 	}
-	if why, ok := buildRunner(argv); ok {
-		return why.reason
+	if len(argv) > 0 {
+		if spec, _ := programs.Lookup(filepath.Base(argv[0])); spec != nil && spec.WorkspaceCode != nil {
+			if hit, ok := spec.WorkspaceCode(argv); ok {
+				return hit.Reason
+			}
+		}
 	}
 	return ""
 }
@@ -525,66 +530,36 @@ func (s *GrantStore) saveLocked() error {
 }
 
 // interpreters run code given inline or from stdin; shells and wrappers run other programs.
-var bannedPrograms = map[string]string{
-	"sh": "a shell", "bash": "a shell", "dash": "a shell", "zsh": "a shell", "ksh": "a shell",
-	"mksh": "a shell", "fish": "a shell", "csh": "a shell", "tcsh": "a shell", "busybox": "a shell",
-	"python": "an interpreter", "python2": "an interpreter", "python3": "an interpreter", "pypy": "an interpreter", "pypy3": "an interpreter",
-	"node": "an interpreter", "nodejs": "an interpreter", "deno": "an interpreter", "bun": "an interpreter",
-	"perl": "an interpreter", "ruby": "an interpreter", "php": "an interpreter", "lua": "an interpreter",
-	"luajit": "an interpreter", "tclsh": "an interpreter", "wish": "an interpreter", "osascript": "an interpreter",
-	"awk": "an interpreter", "gawk": "an interpreter", "mawk": "an interpreter", "nawk": "an interpreter",
-	"env": "a wrapper that runs another program", "sudo": "privilege escalation", "doas": "privilege escalation",
-	"su": "privilege escalation", "pkexec": "privilege escalation", "xargs": "a wrapper that runs another program",
+// bannedBuiltins are shell builtins that run code or other programs: never granted.
+var bannedBuiltins = map[string]string{
 	"eval": "a shell builtin that runs code", "exec": "a shell builtin that runs another program",
 	"source": "a shell builtin that runs a script", ".": "a shell builtin that runs a script",
-	"watch": "a wrapper that runs a shell", "timeout": "a wrapper that runs another program",
-	"nohup": "a wrapper that runs another program", "setsid": "a wrapper that runs another program",
-	"nice": "a wrapper that runs another program", "command": "a wrapper that runs another program",
-	"make": "a build runner executing workspace recipes", "just": "a build runner executing workspace recipes",
+	"command": "a wrapper that runs another program",
 }
 
-// versionedInterp matches versioned interpreter names such as python3.12, ruby3.2, perl5.36,
-// php8.2, lua5.4, node20 (but not phpunit or luacheck).
-var versionedInterp = regexp.MustCompile(`^(python|pypy|ruby|perl|php|lua|luajit|node|tclsh|wish)[0-9][0-9.]*$`)
-
-// bannedHead says why argv may never get an "always" grant: shells,
-// interpreters, env, sudo/doas/su, xargs, find with -exec, git -c (and other program-launching
-// git globals), npm/yarn/pnpm run, make, just. "" when a grant is fine.
+// bannedHead says why argv may never get an "always" grant: a program whose spec says so
+// (shells, interpreters, wrappers, privilege escalation: Spec.NoGrant), a builtin that runs
+// code, or a command line whose options launch programs or write files (Spec.Launch: git -c,
+// find -exec …). "" when a grant is fine.
 func bannedHead(argv []string) string {
 	if len(argv) == 0 {
 		return "empty command"
 	}
 	prog := filepath.Base(argv[0])
-	if why, ok := bannedPrograms[prog]; ok {
+	if why, ok := bannedBuiltins[prog]; ok {
 		return prog + " is " + why
 	}
-	if versionedInterp.MatchString(prog) {
-		return prog + " is an interpreter"
+	spec, exact := programs.Lookup(prog)
+	if spec == nil {
+		return ""
 	}
-	switch prog {
-	case "find":
-		for _, a := range argv[1:] {
-			switch a {
-			case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
-				return "find " + a + " runs programs or writes files"
-			}
+	if exact && spec.NoGrant != "" {
+		return prog + " is " + spec.NoGrant
+	}
+	if spec.Launch != nil {
+		if hit, ok := spec.Launch(prog, argv[1:]); ok {
+			return hit.Reason + ", so it is never granted"
 		}
-	case "git":
-		for _, a := range argv[1:] {
-			if !strings.HasPrefix(a, "-") {
-				break // first subcommand: the global options are over
-			}
-			if a == "-c" || strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--config-env") ||
-				strings.HasPrefix(a, "--exec-path") {
-				return "git " + a + " can make git run other programs"
-			}
-		}
-	case "npm", "pnpm", "yarn", "bun":
-		if len(argv) > 1 && (argv[1] == "run" || argv[1] == "run-script" || argv[1] == "exec" || argv[1] == "x" || argv[1] == "test" || argv[1] == "start") {
-			return prog + " " + argv[1] + " runs scripts from workspace files"
-		}
-	case "npx", "pnpx", "bunx":
-		return prog + " runs arbitrary packages"
 	}
 	return ""
 }

@@ -23,14 +23,14 @@ func askDecision(leaves ...Leaf) Decision {
 func TestGrantNarrowest(t *testing.T) {
 	s := newFSSandbox(t)
 	e := s.engine(t, nil, EngineOptions{})
-	g, err := e.Grant(askDecision(askLeaf("/usr/bin/go", "go", "test", "./pkg/x")), false)
+	g, err := e.Grant(askDecision(askLeaf("/usr/bin/go", "go", "vet", "./pkg/x")), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(g.Argv, []string{"go", "test", "./pkg/x"}) || g.Prefix || g.Saved || g.Program != "/usr/bin/go" || !strings.HasPrefix(g.ID, "g-") || len(g.ID) != 14 {
+	if !slices.Equal(g.Argv, []string{"go", "vet", "./pkg/x"}) || g.Prefix || g.Saved || g.Program != "/usr/bin/go" || !strings.HasPrefix(g.ID, "g-") || len(g.ID) != 14 {
 		t.Errorf("grant = %+v", g)
 	}
-	if g.Rule() != "grant: go test ./pkg/x" {
+	if g.Rule() != "grant: go vet ./pkg/x" {
 		t.Errorf("Rule() = %q", g.Rule())
 	}
 	gs := e.GrantStore()
@@ -38,12 +38,12 @@ func TestGrantNarrowest(t *testing.T) {
 		leaf Leaf
 		ok   bool
 	}{
-		{askLeaf("/usr/bin/go", "go", "test", "./pkg/x"), true},
-		{askLeaf("/usr/bin/go", "go", "test", "./pkg/y"), false},
-		{askLeaf("/usr/bin/go", "go", "test", "./pkg/x", "-run", "X"), false},
-		{askLeaf("/usr/bin/go", "go", "test"), false},
-		{askLeaf("/home/u/proj/bin/go", "go", "test", "./pkg/x"), false}, // another binary
-		{askLeaf("/usr/bin/go", "go", "test", DynamicWord), false},
+		{askLeaf("/usr/bin/go", "go", "vet", "./pkg/x"), true},
+		{askLeaf("/usr/bin/go", "go", "vet", "./pkg/y"), false},
+		{askLeaf("/usr/bin/go", "go", "vet", "./pkg/x", "-run", "X"), false},
+		{askLeaf("/usr/bin/go", "go", "vet"), false},
+		{askLeaf("/home/u/proj/bin/go", "go", "vet", "./pkg/x"), false}, // another binary
+		{askLeaf("/usr/bin/go", "go", "vet", DynamicWord), false},
 	}
 	for _, c := range cases {
 		id, ok := gs.Allows("s1", c.leaf)
@@ -52,7 +52,7 @@ func TestGrantNarrowest(t *testing.T) {
 		}
 	}
 	// Granting the same thing again returns the existing grant.
-	g2, err := e.Grant(askDecision(askLeaf("/usr/bin/go", "go", "test", "./pkg/x")), false)
+	g2, err := e.Grant(askDecision(askLeaf("/usr/bin/go", "go", "vet", "./pkg/x")), false)
 	if err != nil || g2.ID != g.ID || len(e.Grants()) != 1 {
 		t.Errorf("regrant = %+v, %v; %d grants", g2, err, len(e.Grants()))
 	}
@@ -120,11 +120,13 @@ func TestGrantRefused(t *testing.T) {
 		{askDecision(askLeaf("", "doas", "ls")), `grant refused for "doas ls": doas is privilege escalation`},
 		{askDecision(askLeaf("", "su")), `grant refused for "su": su is privilege escalation`},
 		{askDecision(askLeaf("", "xargs", "rm")), `grant refused for "xargs rm": xargs is a wrapper that runs another program`},
-		{askDecision(askLeaf("", "find", ".", "-exec", "id", ";")), `grant refused for "find . -exec id ;": find -exec runs programs or writes files`},
-		{askDecision(askLeaf("", "git", "-c", "core.pager=sh", "log")), `grant refused for "git -c core.pager=sh log": git -c can make git run other programs`},
-		{askDecision(askLeaf("", "npm", "run", "test")), `grant refused for "npm run test": npm run runs scripts from workspace files`},
-		{askDecision(askLeaf("", "make", "all")), `grant refused for "make all": make is a build runner executing workspace recipes`},
-		{askDecision(askLeaf("", "just")), `grant refused for "just": just is a build runner executing workspace recipes`},
+		{askDecision(askLeaf("", "find", ".", "-exec", "id", ";")), `grant refused for "find . -exec id ;": find -exec runs a command for every file found, so it is never granted`},
+		{askDecision(askLeaf("", "git", "-c", "core.pager=sh", "log")), `grant refused for "git -c core.pager=sh log": git -c sets config, which can name programs git runs (core.pager, core.fsmonitor, alias.x=!cmd), so it is never granted`},
+		{askDecision(askLeaf("", "npm", "run", "test")), `grant refused for "npm run test": npm run runs scripts from workspace files the agent can edit (package.json, Makefile …)`},
+		{askDecision(askLeaf("", "make", "all")), `grant refused for "make all": make runs scripts from workspace files the agent can edit (package.json, Makefile …)`},
+		{askDecision(askLeaf("", "just")), `grant refused for "just": just runs scripts from workspace files the agent can edit (package.json, Makefile …)`},
+		{askDecision(askLeaf("/usr/bin/go", "go", "test", "./...")), `grant refused for "go test ./...": go test runs scripts from workspace files the agent can edit (test files, //go:generate lines, main packages)`},
+		{askDecision(askLeaf("", "pytest", "-q")), `grant refused for "pytest -q": pytest runs scripts from workspace files the agent can edit (test files, conftest.py)`},
 		{askDecision(askLeaf("", "ls", DynamicWord)), `grant refused for "ls <dynamic>": it has words only known when the shell runs`},
 		{Decision{Verdict: Deny, Rule: "deny: rm", Leaves: []Leaf{{Argv: []string{"rm"}, Verdict: Deny, Rule: "deny: rm"}}}, `grant refused: the request is denied (deny: rm)`},
 		{Decision{Verdict: Ask, Leaves: []Leaf{{Argv: []string{"rm", "x"}, Verdict: Deny, Rule: "deny: rm"}, askLeaf("", "tool")}}, `grant refused: "rm x" is denied (deny: rm)`},
@@ -478,7 +480,7 @@ func TestGrantsFileSkipsUngrantable(t *testing.T) {
 	e := s.engine(t, nil, EngineOptions{GrantsFile: file, Headless: true})
 	pre := "grants file " + file + ": grant "
 	want := []string{
-		pre + "g-make (make) ignored: make is a build runner executing workspace recipes",
+		pre + "g-make (make) ignored: make runs scripts from workspace files the agent can edit (package.json, Makefile …)",
 		pre + "g-cargo (cargo +nightly build) ignored: cargo build runs scripts from workspace files the agent can edit (package.json, Makefile …)",
 		pre + "g-npm (npm rb) ignored: npm rb may run scripts from workspace files the agent can edit (package.json, build.rs, plugins …): it is not a subcommand known to leave them alone",
 		pre + "4 ignored: it has no id",

@@ -380,12 +380,14 @@ func newOracleBox(uid int, stubDir string) (*oracleBox, error) {
 // engine builds the policy engine for a box: the typical config with the box's root as root,
 // HOME the box's home and the test's own PATH as the policy PATH.
 func (h *oracleHarness) engine(b *oracleBox) (*Engine, error) {
-	return oracleEngine(b, h.config, h.sysPath)
+	return oracleEngine(b, h.config, h.sysPath, true)
 }
 
 // oracleEngine builds the engine for box b from the config file cfgFile with policy PATH
-// sysPath.
-func oracleEngine(b *oracleBox, cfgFile, sysPath string) (*Engine, error) {
+// sysPath. confined says the session's commands, and the agent's own tools, run confined by the
+// OS sandbox (EngineOptions.Confined and AgentConfined): the typical config's test runners (go
+// test, pytest) are allowed only then.
+func oracleEngine(b *oracleBox, cfgFile, sysPath string, confined bool) (*Engine, error) {
 	getenv := func(k string) string {
 		return map[string]string{"HOME": b.home, "PATH": sysPath, "USER": "u", "LANG": "C.UTF-8", "XDG_CONFIG_HOME": filepath.Join(b.home, ".config")}[k]
 	}
@@ -393,7 +395,7 @@ func oracleEngine(b *oracleBox, cfgFile, sysPath string) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewEngine(cfg, EngineOptions{Cwd: b.root, Getenv: getenv})
+	return NewEngine(cfg, EngineOptions{Cwd: b.root, Getenv: getenv, Confined: confined, AgentConfined: confined})
 }
 
 // stubRecord is one program start as the stub recorded it.
@@ -975,8 +977,6 @@ func TestOracleSeeds(t *testing.T) {
 // asserted to still be false-denied, so whoever fixes one must move it out of this list.
 var knownFalseDeny = map[string]string{
 	"git -C sub status":                                         "ask: git -C asks even for a directory inside the roots, whose .git is protected like the root's",
-	"git config --get user.email":                               "ask: git config is treated as configuring programs even when it only reads a key",
-	"go build -o /dev/null ./...":                               "ask: go -o is judged as writing anywhere even when the target is /dev/null",
 	"grep -rl TODO . | xargs grep -c TODO":                      "ask: xargs with an allowed read-only command still asks (its arguments come from input)",
 	"find . -name '*.go' -not -path './vendor/*' | xargs wc -l": "ask: xargs with an allowed read-only command still asks (its arguments come from input)",
 	"find . -name '*_test.go' -exec grep -l 'func Test' {} +":   "ask: find -exec of an allowed read-only command still asks",
@@ -1000,9 +1000,10 @@ var knownFalseDenyBash = map[string]string{
 	"which go": "ask: which is a zsh builtin, and the line is judged as zsh too; it only prints where a program is",
 }
 
-// buildRunnerAsks are ordinary lines that ask on purpose under any config: the program runs
-// scripts from workspace files the agent can edit (package.json scripts, build.rs, Makefile),
-// so an allow rule cannot cover it. Asserted to be exactly "ask".
+// buildRunnerAsks are ordinary lines that ask on purpose under the typical config: the program
+// runs scripts from workspace files the agent can edit (package.json scripts, build.rs,
+// Makefile) and the typical config has no allow rule for it. Asserted to be exactly "ask" (and,
+// unconfined, to name the runner).
 var buildRunnerAsks = map[string]bool{
 	"npm test": true, "npm run test": true, "npm run lint": true, "npm run build": true, "npm ci": true,
 	"npx tsc --noEmit": true, "pnpm test": true, "yarn test": true, "cargo check": true, "cargo test": true,
@@ -1010,8 +1011,11 @@ var buildRunnerAsks = map[string]bool{
 }
 
 // TestOrdinaryCorpus: ordinary agent commands (ordinary.txt) come out "allow" under the
-// typical config, as acpterm's /bin/sh lines and as the agent's own bash lines, except the listed known false denies (which must still be false-denied) and
-// build runners (which must ask). It needs no namespaces: only the decisions are checked.
+// typical config in a session whose commands run confined by the OS sandbox, as acpterm's
+// /bin/sh lines and as the agent's own bash lines, except the listed known false denies (which
+// must still be false-denied) and build runners (which must ask). Unconfined, the same config
+// allows the same lines except the ones that execute workspace code (go test, pytest), which
+// ask naming the runner. It needs no namespaces: only the decisions are checked.
 func TestOrdinaryCorpus(t *testing.T) {
 	seeds := readOracleCorpus(t, "ordinary.txt")
 	box, err := newOracleBox(os.Geteuid(), "/nonexistent")
@@ -1019,22 +1023,27 @@ func TestOrdinaryCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(box.base) })
-	e, err := oracleEngine(box, oracleConfig, os.Getenv("PATH"))
+	e, err := oracleEngine(box, oracleConfig, os.Getenv("PATH"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	allowed, seen := 0, map[string]bool{}
+	open, err := oracleEngine(box, oracleConfig, os.Getenv("PATH"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed, runners, seen := 0, 0, map[string]bool{}
 	for _, s := range seeds {
 		if seen[s.line] {
 			t.Errorf("ordinary.txt:%d: %q is listed twice", s.n, s.line)
 		}
 		seen[s.line] = true
 		d := e.DecideCommand(CommandRequest{Command: s.line})
+		od := open.DecideCommand(CommandRequest{Command: s.line})
 		why, falseDeny := knownFalseDeny[s.line]
 		switch {
 		case buildRunnerAsks[s.line]:
-			if d.Verdict != Ask || !strings.HasPrefix(d.Rule, "runner: ") {
-				t.Errorf("ordinary.txt:%d: %q is listed in buildRunnerAsks but is %s (rule %q: %s)", s.n, s.line, d.Verdict, d.Rule, d.Reason)
+			if d.Verdict != Ask || od.Verdict != Ask || !strings.HasPrefix(od.Rule, "runner: ") {
+				t.Errorf("ordinary.txt:%d: %q is listed in buildRunnerAsks but is %s confined (rule %q: %s), %s unconfined (rule %q)", s.n, s.line, d.Verdict, d.Rule, d.Reason, od.Verdict, od.Rule)
 			}
 		case falseDeny:
 			if d.Verdict == Allow {
@@ -1044,6 +1053,12 @@ func TestOrdinaryCorpus(t *testing.T) {
 			t.Errorf("ordinary.txt:%d: %q is %s under the typical config, want allow (rule %q: %s)", s.n, s.line, d.Verdict, d.Rule, d.Reason)
 		default:
 			allowed++
+			if od.Verdict != Allow {
+				runners++
+				if od.Verdict != Ask || !strings.HasPrefix(od.Rule, "runner: ") || !strings.Contains(od.Reason, "only while commands run confined by the OS sandbox") {
+					t.Errorf("ordinary.txt:%d: %q is allowed confined but %s unconfined (rule %q: %s), want ask naming the runner", s.n, s.line, od.Verdict, od.Rule, od.Reason)
+				}
+			}
 			// The same line in the agent's own permission request (judged as bash and zsh).
 			db := e.DecideCommand(CommandRequest{Command: s.line, Dialect: DialectBash})
 			why, falseDeny := knownFalseDenyBash[s.line]
@@ -1073,6 +1088,7 @@ func TestOrdinaryCorpus(t *testing.T) {
 	if allowed < 200 {
 		t.Errorf("only %d ordinary lines are allowed; the corpus must keep at least 200", allowed)
 	}
+	t.Logf("%d ordinary lines allowed confined; %d of them ask unconfined (workspace code runners)", allowed, runners)
 }
 
 // FuzzOracle runs the differential oracle on generated lines: any line the typical config
@@ -1120,32 +1136,21 @@ func FuzzOracle(f *testing.F) {
 // program, write outside the roots or load code; the value says how. Each is asserted to still
 // be allowed, so whoever fixes one must move it out of this list.
 var knownFalseAllow = map[string]string{
-	"fd -x id":                                      "fd -x runs a program for every match",
-	"fd --exec id":                                  "fd --exec runs a program for every match",
-	"fd -X id":                                      "fd -X runs a program with all matches",
-	"fd --exec-batch id":                            "fd --exec-batch runs a program with all matches",
-	"fd -tf -x id {}":                               "fd -x runs a program for every match",
-	"bat --pager=id README.md":                      "bat --pager runs the pager program it names",
-	"bat --pager 'sh -c id' README.md":              "bat --pager runs the pager command line it names",
-	"tree -o ~/.bashrc":                             "tree -o writes its output file wherever it points",
-	"tree -o ../outside/x":                          "tree -o writes its output file wherever it points",
-	"uniq README.md ~/.bashrc":                      "uniq's second operand is its output file",
-	"xxd -r README.md ~/.bashrc":                    "xxd's second operand is its output file",
-	"file -C -m ~/x":                                "file -C compiles the magic file into ~/x.mgc",
-	"mypy --junit-xml ~/.bashrc src":                "mypy --junit-xml writes a report wherever it points",
-	"mypy --cache-dir /tmp/c src":                   "mypy --cache-dir writes its cache outside the roots",
-	"ruff check --cache-dir /tmp/x .":               "ruff --cache-dir writes its cache outside the roots",
-	"pytest --debug=/tmp/x.log":                     "pytest --debug writes a debug log wherever it points",
-	"go test ./... -args -test.coverprofile=/tmp/x": "-test.* flags after -args reach the test binary, which writes the profile",
-	"go test -run TestX ./pkg/util -args -test.cpuprofile=/tmp/cpu": "-test.* flags after -args reach the test binary, which writes the profile",
-	"pytest -p evil":                                   "pytest -p imports a plugin module by name",
-	"python3 -m pytest -p evil":                        "pytest -p imports a plugin module by name",
-	"pytest -c /tmp/x.ini":                             "pytest -c reads its configuration (addopts, plugins) from outside the roots",
-	"pytest -o addopts='-p evil'":                      "pytest -o sets ini options such as addopts, which can load plugins",
-	"python3 -m pytest --override-ini=addopts=-p/evil": "pytest --override-ini sets addopts, which can load plugins",
-	"pytest --rootdir=/tmp -c /tmp/x.ini":              "pytest -c reads its configuration from outside the roots",
-	"pytest --basetemp=/tmp/x":                         "pytest --basetemp empties and reuses the directory it names",
-	"pytest --pastebin=all":                            "pytest --pastebin uploads the test output to a paste service",
+	"fd -x id":                                         "fd -x runs a program for every match",
+	"fd --exec id":                                     "fd --exec runs a program for every match",
+	"fd -X id":                                         "fd -X runs a program with all matches",
+	"fd --exec-batch id":                               "fd --exec-batch runs a program with all matches",
+	"fd -tf -x id {}":                                  "fd -x runs a program for every match",
+	"bat --pager=id README.md":                         "bat --pager runs the pager program it names",
+	"bat --pager 'sh -c id' README.md":                 "bat --pager runs the pager command line it names",
+	"tree -o ~/.bashrc":                                "tree -o writes its output file wherever it points",
+	"tree -o ../outside/x":                             "tree -o writes its output file wherever it points",
+	"uniq README.md ~/.bashrc":                         "uniq's second operand is its output file",
+	"xxd -r README.md ~/.bashrc":                       "xxd's second operand is its output file",
+	"file -C -m ~/x":                                   "file -C compiles the magic file into ~/x.mgc",
+	"mypy --junit-xml ~/.bashrc src":                   "mypy --junit-xml writes a report wherever it points",
+	"mypy --cache-dir /tmp/c src":                      "mypy --cache-dir writes its cache outside the roots",
+	"ruff check --cache-dir /tmp/x .":                  "ruff --cache-dir writes its cache outside the roots",
 	"golangci-lint run --config /tmp/x.yml":            "golangci-lint --config reads a configuration from outside the roots, which can load plugin linters",
 	"cargo metadata --manifest-path /tmp/x/Cargo.toml": "cargo reads .cargo/config.toml beside the manifest outside the roots, which can name a rustc wrapper it runs",
 }
@@ -1160,7 +1165,7 @@ func TestTypicalAsks(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(box.base) })
-	e, err := oracleEngine(box, oracleConfig, os.Getenv("PATH"))
+	e, err := oracleEngine(box, oracleConfig, os.Getenv("PATH"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

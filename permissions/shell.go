@@ -11,6 +11,8 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/acpterm/acpterm/permissions/programs"
 )
 
 // Analysis budgets: exceeding any of them
@@ -47,6 +49,7 @@ type rawLeaf struct {
 	cwd      cwdState   // effective working directory candidates
 	notes    []finding  // leaf-specific findings added by the analysis (e.g. "find -exec")
 	maybe    bool       // the leaf's position was guessed (e.g. after a dynamic wrapper option)
+	confined bool       // it runs confined by the OS sandbox (analyzer.confined)
 }
 
 // cwdState is the set of directories a command may run in. A `cd` adds its target (the old
@@ -177,6 +180,9 @@ type analyzer struct {
 	// are not recorded again (nor counted against MaxLeaves or MaxScriptBytes).
 	dedupe     map[string]int
 	secondPass bool
+	// confined: the commands run confined by the OS sandbox (EngineOptions.Confined or
+	// AgentConfined), so an allow rule may cover a program that executes workspace code.
+	confined bool
 }
 
 func newAnalyzer(pol *commandPolicy, cwd, home string, judge func(string, bool) *finding) *analyzer {
@@ -1305,7 +1311,7 @@ func (a *analyzer) leaf(words []wv, c actx, notes ...finding) *rawLeaf {
 	if a.cwd.outside != "" {
 		all = append(all, finding{verdict: Ask, rule: "construct: cd outside roots", reason: "runs after a cd to " + a.cwd.outside + ", which is outside the roots", construct: "cd outside roots"})
 	}
-	l := &rawLeaf{argv: wvStrings(words), via: c.via, wrappers: c.wrappers, shell: c.shell, cwd: a.cwd, notes: all, maybe: c.maybe}
+	l := &rawLeaf{argv: wvStrings(words), via: c.via, wrappers: c.wrappers, shell: c.shell, cwd: a.cwd, notes: all, maybe: c.maybe, confined: a.confined}
 	a.leaves = append(a.leaves, l)
 	a.writeTargets(words)
 	return l
@@ -1357,7 +1363,7 @@ func (a *analyzer) builtin(name string, words []wv, c actx) bool {
 		a.leaf(words, c)
 		return true
 	case "exec":
-		inner := peelOptions(words, wrapSpec{value: "a"})
+		inner := peelOptions(words, wrapSpec{Value: "a"})
 		if inner.dyn >= 0 {
 			a.dynWrapper(words, inner.dyn, c)
 			return true
@@ -1619,321 +1625,28 @@ loop:
 	a.script(words[i].s, a.deeper(inC, ""))
 }
 
-// tarWriteTargets returns where a tar command writes, from its static words (GNU tar option
-// spelling: old-style key bundle "xCf DIR FILE", bundled dash options, long options and their
-// abbreviations, with the value after "=" or in the next word): the -f/--file archive of
-// create/append/update/catenate/--delete, the -C/--directory of an extraction (each -C
-// relative to the one before), -g/--listed-incremental, --index-file and --volno-file, and
-// --one-top-level=DIR, and with --remove-files the files archived (deleted afterwards). Without a mode option every -f and -C counts (only stricter). A word only
-// known at run time is noted (ask) and skipped. "-" (stdin/stdout) is not a target.
-func (a *analyzer) tarWriteTargets(words []wv) []string {
-	const valueLetters = "bCfFgHIKLNTVX" // short options that take a value (tar --help)
-	var files, dirs, always, operands []string
-	modes := map[string]bool{}
-	removeFiles := false
-	dyn := false
-	curDir := ""
-	add := func(letter byte, v string, isDyn bool) {
-		if isDyn {
-			dyn = true
-			return
-		}
-		switch letter {
-		case 'f':
-			if v != "-" {
-				files = append(files, v)
-			}
-		case 'C':
-			if curDir != "" && !path.IsAbs(v) {
-				v = path.Join(curDir, v)
-			}
-			curDir = v
-			dirs = append(dirs, v)
-		case 'g':
-			always = append(always, v)
-		}
-	}
-	shortMode := func(c byte) {
-		if strings.IndexByte("crutAxd", c) >= 0 {
-			modes[string(c)] = true
-		}
-	}
-	rest := words[1:]
-	// Old-style key: a first word without a dash is a bundle of letters whose values are the
-	// words that follow it, in order.
-	if len(rest) > 0 && !rest[0].dyn && rest[0].s != "" && rest[0].s[0] != '-' {
-		key, vals := rest[0].s, rest[1:]
-		vi := 0
-		for k := 0; k < len(key); k++ {
-			shortMode(key[k])
-			if strings.IndexByte(valueLetters, key[k]) >= 0 && vi < len(vals) {
-				add(key[k], vals[vi].s, vals[vi].dyn)
-				vi++
-			}
-		}
-		rest = vals[vi:]
-	}
-	longModes := []struct{ full, mode string }{
-		{"--create", "c"}, {"--append", "r"}, {"--update", "u"}, {"--catenate", "A"}, {"--concatenate", "A"},
-		{"--delete", "delete"}, {"--extract", "x"}, {"--get", "x"}, {"--list", "t"}, {"--diff", "d"}, {"--compare", "d"},
-	}
-	longVals := []struct {
-		full   string
-		letter byte // 'f', 'C', 'g' (always a target), 0 (a value that is not a target); optional values, only after "=": 'o' (a target), 'n' (not)
-	}{
-		{"--file", 'f'}, {"--directory", 'C'}, {"--listed-incremental", 'g'}, {"--index-file", 'g'}, {"--volno-file", 'g'},
-		{"--files-from", 0}, {"--exclude-from", 0}, {"--exclude", 0}, {"--transform", 0}, {"--xform", 0},
-		{"--owner", 0}, {"--group", 0}, {"--mode", 0}, {"--mtime", 0}, {"--format", 0}, {"--label", 0},
-		{"--blocking-factor", 0}, {"--record-size", 0}, {"--tape-length", 0}, {"--starting-file", 0},
-		{"--newer-mtime", 0}, {"--after-date", 0}, {"--suffix", 0}, {"--backup", 'n'}, {"--one-top-level", 'o'},
-	}
-	for i := 0; i < len(rest); i++ {
-		w := rest[i]
-		if w.dyn {
-			dyn = true
-			continue
-		}
-		s := w.s
-		if s == "--" {
-			break
-		}
-		if strings.HasPrefix(s, "--") {
-			name, val, hasVal := strings.Cut(s, "=")
-			matched := false
-			for _, lv := range longVals {
-				if !longAbbrev(name, lv.full) {
-					continue
-				}
-				matched = true
-				if lv.letter == 'o' || lv.letter == 'n' { // optional value: only after "="
-					if hasVal && lv.letter == 'o' {
-						always = append(always, val)
-					}
-					break
-				}
-				isDyn := false
-				if !hasVal && i+1 < len(rest) {
-					i++
-					val, isDyn = rest[i].s, rest[i].dyn
-				} else if !hasVal {
-					break
-				}
-				add(lv.letter, val, isDyn)
-				break
-			}
-			if !matched && longAbbrev(name, "--remove-files") {
-				removeFiles, matched = true, true
-			}
-			if !matched {
-				for _, lm := range longModes {
-					if longAbbrev(name, lm.full) {
-						modes[lm.mode] = true
-						break
-					}
-				}
-			}
-			continue
-		}
-		if len(s) < 2 || s[0] != '-' {
-			// An operand: a member name, or a file to archive (relative to the -C before it).
-			if curDir != "" && !path.IsAbs(s) {
-				s = path.Join(curDir, s)
-			}
-			operands = append(operands, s)
-			continue
-		}
-		for k := 1; k < len(s); k++ {
-			shortMode(s[k])
-			if strings.IndexByte(valueLetters, s[k]) < 0 {
-				continue
-			}
-			val, isDyn := s[k+1:], false
-			if val == "" {
-				if i+1 >= len(rest) {
-					break
-				}
-				i++
-				val, isDyn = rest[i].s, rest[i].dyn
-			}
-			add(s[k], val, isDyn)
-			break
-		}
-	}
-	if dyn {
-		a.note(Ask, "dynamic write target", "tar gets an argument only known at run time, so where it writes cannot be checked")
-	}
-	noMode := len(modes) == 0
-	targets := always
-	if noMode || modes["c"] || modes["r"] || modes["u"] || modes["A"] || modes["delete"] {
-		targets = append(targets, files...)
-	}
-	if noMode || modes["x"] {
-		targets = append(targets, dirs...)
-	}
-	if removeFiles {
-		targets = append(targets, operands...) // --remove-files deletes what it archived
-	}
-	return targets
-}
-
-// knownWriters are programs whose file arguments are written (created, replaced, moved, linked,
-// chmod'ed or removed). Their targets are checked like redirect targets (checkPath): outside the
-// roots or protected (.git/**, rc files …) is deny, whatever the allow rules say. valueOpts are
-// the short options that take a separate value; targetOpt is the "-t DIR" style option.
-var knownWriters = map[string]struct {
-	valueOpts string // short options followed by a value word
-	mode      string // "last": only the last operand (or -t DIR) is written; "all": every operand; "skip1": all but the first (mode/owner)
-}{
-	"cp":       {"St", "last"},
-	"ln":       {"St", "last"},
-	"install":  {"mgoSt", "last"},
-	"mv":       {"St", "all"},
-	"touch":    {"rdt", "all"},
-	"mkdir":    {"m", "all"},
-	"rm":       {"", "all"},
-	"rmdir":    {"", "all"},
-	"unlink":   {"", "all"},
-	"tee":      {"", "all"},
-	"truncate": {"sr", "all"},
-	"shred":    {"nsu", "all"},
-	"chmod":    {"", "skip1"},
-	"chown":    {"", "skip1"},
-	"chgrp":    {"", "skip1"},
-	"dd":       {"", "dd"},
-	"sort":     {"otTSk", "sort"},
-}
-
-// writeTargets checks the files a well-known writer (knownWriters) writes, from its static
-// arguments. A word only known at run time may be the target, so it is at least ask.
+// writeTargets checks the files a program writes according to its spec (programs.Spec.Writes:
+// cp, mv, tee, tar, sort -o, go -o …) like redirect targets: outside the roots or protected is
+// deny, whatever the allow rules say. A word only known at run time may be a target, so it is
+// at least ask.
 func (a *analyzer) writeTargets(words []wv) {
 	if len(words) == 0 || words[0].dyn {
 		return
 	}
 	tool := path.Base(words[0].s)
-	if tool == "tar" {
-		a.checkWriterTargets(tool, a.tarWriteTargets(words), nil)
+	spec, _ := programs.Lookup(tool)
+	if spec == nil || spec.Writes == nil {
 		return
 	}
-	spec, ok := knownWriters[tool]
-	if !ok {
-		return
+	args := make([]programs.Arg, len(words)-1)
+	for i, w := range words[1:] {
+		args[i] = programs.Arg{S: w.s, Dyn: w.dyn}
 	}
-	var operands, targets []string
-	ref := false // chmod/chown --reference: no mode/owner operand
-	dynNoted := false
-	modeSeen := false
-	opts := true
-	noteDyn := func() {
-		if !dynNoted {
-			dynNoted = true
-			a.note(Ask, "dynamic write target", fmt.Sprintf("%s gets an argument only known at run time, so the file it writes cannot be checked", tool))
-		}
+	t := spec.Writes(tool, args)
+	if t.Dynamic {
+		a.note(Ask, "dynamic write target", fmt.Sprintf("%s gets an argument only known at run time, so the file it writes cannot be checked", tool))
 	}
-	for i := 1; i < len(words); i++ {
-		w := words[i]
-		if w.dyn {
-			noteDyn()
-			operands = append(operands, "") // unknown; the static words are still checked
-			continue
-		}
-		s := w.s
-		if opts && s == "--" {
-			opts = false
-			continue
-		}
-		if opts && tool == "chmod" && len(s) > 1 && s[0] == '-' && strings.Trim(s[1:], "rwxXst") == "" {
-			modeSeen = true // chmod -x FILE: the mode looks like an option
-			continue
-		}
-		if opts && strings.HasPrefix(s, "--") {
-			// GNU getopt_long: any abbreviation of a long option (--target-dir, --outp=).
-			name, val, hasVal := strings.Cut(s, "=")
-			switch {
-			case longAbbrev(name, "--target-directory") && tool != "touch" && tool != "sort":
-				if !hasVal && i+1 < len(words) {
-					i++
-					val = words[i].s
-					if words[i].dyn {
-						noteDyn()
-					}
-				}
-				targets = append(targets, val)
-			case longAbbrev(name, "--output") && tool == "sort":
-				if !hasVal && i+1 < len(words) {
-					i++
-					val = words[i].s
-					if words[i].dyn {
-						noteDyn()
-					}
-				}
-				targets = append(targets, val)
-			case longAbbrev(name, "--reference"):
-				ref = true
-			}
-			continue
-		}
-		if opts && len(s) > 1 && s[0] == '-' {
-			for k := 1; k < len(s); k++ {
-				if strings.IndexByte(spec.valueOpts, s[k]) < 0 {
-					continue
-				}
-				val := s[k+1:]
-				isTarget := s[k] == 't' && tool != "touch" && tool != "sort" || s[k] == 'o' && tool == "sort"
-				if val == "" && i+1 < len(words) {
-					i++
-					val = words[i].s
-					if words[i].dyn && isTarget {
-						noteDyn()
-					}
-				}
-				if isTarget {
-					targets = append(targets, val)
-				}
-				break
-			}
-			continue
-		}
-		operands = append(operands, s)
-	}
-	var entries map[int]bool // indexes into targets of directory entries removed or moved as such
-	switch spec.mode {
-	case "last":
-		if len(targets) == 0 && len(operands) > 0 {
-			last := operands[len(operands)-1]
-			if len(operands) == 1 && tool == "ln" {
-				last = path.Base(last) // ln TARGET makes ./basename
-			}
-			targets = append(targets, last)
-		}
-	case "all":
-		// rm, unlink and mv's sources remove or move the directory entry itself: a symlink
-		// among them is judged by where the link is, not where it points (checkEntry). mv's
-		// destination (its last operand without -t) follows links like any write.
-		firstEntry := len(targets)
-		targets = append(targets, operands...)
-		if tool == "rm" || tool == "unlink" || tool == "mv" {
-			nEntries := len(operands)
-			if tool == "mv" && firstEntry == 0 && nEntries > 0 {
-				nEntries-- // no -t: the last operand is the destination
-			}
-			entries = make(map[int]bool, nEntries)
-			for k := 0; k < nEntries; k++ {
-				entries[firstEntry+k] = true
-			}
-		}
-	case "skip1":
-		if !ref && !modeSeen && len(operands) > 0 {
-			operands = operands[1:]
-		}
-		targets = append(targets, operands...)
-	case "dd":
-		for _, o := range operands {
-			if v, ok := strings.CutPrefix(o, "of="); ok {
-				targets = append(targets, v)
-			}
-		}
-	}
-	a.checkWriterTargets(tool, targets, entries)
+	a.checkWriterTargets(tool, t.Paths, t.Entries)
 }
 
 // checkWriterTargets checks the files tool writes like redirect targets (checkPath; checkEntry

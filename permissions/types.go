@@ -51,7 +51,8 @@ type CommandRequest struct {
 	Env []EnvVar
 	// Dialect is the shell that will run a shell line: "" (DialectSh) for acpterm's own
 	// /bin/sh -c (judged under dash and bash, strictest wins), DialectBash for a line the
-	// agent's own tool runs (session/request_permission), judged as bash and as zsh.
+	// agent's own tool runs (session/request_permission), judged as bash and as zsh, and
+	// confined only when EngineOptions.AgentConfined says the agent is.
 	Dialect string
 }
 

@@ -6,31 +6,18 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/acpterm/acpterm/permissions/programs"
 )
 
-// This file holds the tables of programs that run other programs: wrappers that
-// are peeled (env, timeout, nice, nohup, xargs, find -exec, watch, sudo …), shells whose -c
-// scripts are parsed in their own dialect, and interpreters whose inline code is opaque.
+// This file holds the shell walk's handlers for programs that run other programs: wrappers that
+// are peeled (env, timeout, nice, nohup, xargs, find -exec, watch, sudo …) and shells whose -c
+// scripts are parsed in their own dialects. Which program is which kind of wrapper, with its
+// options, is program knowledge and lives in its spec (package programs, Spec.Wrapper).
 
-// shellDialects maps a shell's basename to the dialects its -c script is read in, strictest
-// wins: sh is dash on Debian and Ubuntu and bash elsewhere, so a script for sh must hold under
-// both; the others are read as what they are.
-var shellDialects = map[string][]syntax.LangVariant{
-	"sh":   {syntax.LangPOSIX, syntax.LangBash},
-	"dash": {syntax.LangPOSIX}, "ash": {syntax.LangPOSIX}, "posh": {syntax.LangPOSIX}, "yash": {syntax.LangPOSIX},
-	"bash": {syntax.LangBash}, "rbash": {syntax.LangBash},
-	"zsh": {syntax.LangZsh},
-	"ksh": {syntax.LangMirBSDKorn}, "mksh": {syntax.LangMirBSDKorn}, "lksh": {syntax.LangMirBSDKorn},
-}
-
-// wrapSpec describes a wrapper's command line: options, then Positional words, then a command.
-type wrapSpec struct {
-	value      string          // short option letters that take a value ("n" for nice -n 5)
-	long       map[string]bool // long options that take a separate value (--signal KILL)
-	stop       string          // short option letters after which there is no command (chrt -p)
-	stopLong   map[string]bool // long options after which there is no command
-	positional int             // words between the options and the command (timeout DURATION)
-}
+// wrapSpec describes a wrapper's command line (programs.WrapOpts: options, then Positional
+// words, then a command).
+type wrapSpec = programs.WrapOpts
 
 // optVal is one option found while peeling, with its value if it takes one.
 type optVal struct {
@@ -65,12 +52,12 @@ func peelOptions(words []wv, spec wrapSpec) peeled {
 		if strings.HasPrefix(s, "--") {
 			name, val, has := strings.Cut(s, "=")
 			spelled := name
-			if !spec.long[name] && !spec.stopLong[name] {
+			if !spec.Long[name] && !spec.StopLong[name] {
 				// GNU getopt_long abbreviations (--sig KILL, --split=…): an abbreviation of an
 				// option that takes a value is that option. An abbreviation of an option after
 				// which there is no command is not trusted to stop: analysing the words after it
 				// as a command is only stricter.
-				for _, full := range sortedKeys(spec.long) {
+				for _, full := range sortedKeys(spec.Long) {
 					if longAbbrev(name, full) {
 						name = full
 						break
@@ -80,11 +67,11 @@ func peelOptions(words []wv, spec wrapSpec) peeled {
 			o := optVal{name: name}
 			if has {
 				o.val, o.has = wv{s: val}, true
-			} else if spec.long[name] && i+1 < len(words) {
+			} else if spec.Long[name] && i+1 < len(words) {
 				i++
 				o.val, o.has = words[i], true
 			}
-			if spec.stopLong[spelled] {
+			if spec.StopLong[spelled] {
 				p.stop = true
 			}
 			p.opts = append(p.opts, o)
@@ -95,10 +82,10 @@ func peelOptions(words []wv, spec wrapSpec) peeled {
 			letters := s[1:]
 			for j := 0; j < len(letters); j++ {
 				ch := letters[j]
-				if strings.IndexByte(spec.stop, ch) >= 0 {
+				if strings.IndexByte(spec.Stop, ch) >= 0 {
 					p.stop = true
 				}
-				if strings.IndexByte(spec.value, ch) >= 0 {
+				if strings.IndexByte(spec.Value, ch) >= 0 {
 					o := optVal{name: "-" + string(ch), has: true}
 					if j+1 < len(letters) {
 						o.val = wv{s: letters[j+1:]}
@@ -118,7 +105,7 @@ func peelOptions(words []wv, spec wrapSpec) peeled {
 		}
 		break
 	}
-	for k := 0; k < spec.positional && i < len(words); k++ {
+	for k := 0; k < spec.Positional && i < len(words); k++ {
 		i++
 	}
 	if i < len(words) && words[i].dyn {
@@ -141,37 +128,60 @@ func (p peeled) opt(names ...string) (optVal, bool) {
 
 type wrapperFunc func(a *analyzer, words []wv, c actx)
 
-var wrapperTable map[string]wrapperFunc
+// wrapperTable maps a wrapper's basename to the walk's handler for its wrapper kind
+// (programs.Spec.Wrapper); shellDialects maps a shell's basename to the dialects its -c script
+// is read in, strictest wins.
+var (
+	wrapperTable  map[string]wrapperFunc
+	shellDialects map[string][]syntax.LangVariant
+)
 
 func init() {
-	priv := finding{verdict: Ask, rule: "construct: privilege escalation", reason: "runs the command with other privileges", construct: "privilege escalation"}
-	wrapperTable = map[string]wrapperFunc{
-		"nice":      simpleWrapper(wrapSpec{value: "n", long: set("--adjustment")}, nil),
-		"ionice":    simpleWrapper(wrapSpec{value: "cnp", stop: "p", long: set("--class", "--classdata", "--pid", "--pgid", "--uid"), stopLong: set("--pid", "--pgid", "--uid")}, nil),
-		"nohup":     simpleWrapper(wrapSpec{}, nil),
-		"timeout":   simpleWrapper(wrapSpec{value: "sk", long: set("--signal", "--kill-after"), positional: 1}, nil),
-		"stdbuf":    simpleWrapper(wrapSpec{value: "ioe", long: set("--input", "--output", "--error")}, nil),
-		"chrt":      simpleWrapper(wrapSpec{value: "TPD", stop: "pm", positional: 1, long: set("--sched-runtime", "--sched-period", "--sched-deadline"), stopLong: set("--pid", "--max")}, nil),
-		"taskset":   simpleWrapper(wrapSpec{stop: "p", positional: 1, stopLong: set("--pid")}, nil),
-		"noglob":    simpleWrapper(wrapSpec{}, nil),
-		"nocorrect": simpleWrapper(wrapSpec{}, nil),
-		"setsid":    simpleWrapper(wrapSpec{}, &finding{verdict: Ask, rule: "construct: setsid", reason: "setsid starts a new session outside the terminal's process group, which killing the terminal does not reach", construct: "setsid"}),
-		"sudo":      simpleWrapper(wrapSpec{value: "ugCDhprtUTR", stop: "lvkK", long: set("--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--chroot"), stopLong: set("--list", "--validate", "--reset-timestamp", "--remove-timestamp", "--version", "--help")}, &priv),
-		"doas":      simpleWrapper(wrapSpec{value: "uC", stop: "L"}, &priv),
-		"pkexec":    simpleWrapper(wrapSpec{long: set("--user")}, &priv),
-		"run0":      simpleWrapper(wrapSpec{value: "u", long: set("--user", "--setenv", "--property", "--unit", "--chdir", "--description", "--nice", "--slice")}, &priv),
-		"env":       envWrapper,
-		"xargs":     xargsWrapper,
-		"find":      findWrapper,
-		"watch":     watchWrapper,
-		"time":      timeWrapper,
-		"busybox":   busyboxWrapper,
-		"su":        suWrapper,
-	}
-	for _, n := range []string{"strace", "ltrace", "gdb", "valgrind", "unshare", "nsenter", "chroot", "runuser",
-		"flock", "script", "unbuffer", "parallel", "systemd-run", "firejail", "bwrap", "fakeroot", "proot",
-		"catchsegv", "expect", "entr", "dbus-run-session", "xvfb-run", "sg", "newgrp", "ssh-agent", "caffeinate"} {
-		wrapperTable[n] = opaqueRunner
+	wrapperTable = map[string]wrapperFunc{}
+	shellDialects = map[string][]syntax.LangVariant{}
+	langs := map[string]syntax.LangVariant{"posix": syntax.LangPOSIX, "bash": syntax.LangBash, "zsh": syntax.LangZsh, "ksh": syntax.LangMirBSDKorn}
+	for _, spec := range programs.All() {
+		w := spec.Wrapper
+		if w == nil {
+			continue
+		}
+		var f wrapperFunc
+		switch w.Kind {
+		case programs.Simple:
+			var note *finding
+			if w.Note != nil {
+				note = &finding{verdict: Ask, rule: w.Note.Rule, reason: w.Note.Reason, construct: w.Note.Construct}
+			}
+			f = simpleWrapper(w.Opts, note)
+		case programs.Env:
+			f = envWrapper
+		case programs.Xargs:
+			f = xargsWrapper
+		case programs.FindExec:
+			f = findWrapper
+		case programs.Watch:
+			f = watchWrapper
+		case programs.Time:
+			f = timeWrapper
+		case programs.Busybox:
+			f = busyboxWrapper
+		case programs.Su:
+			f = suWrapper
+		case programs.Opaque:
+			f = opaqueRunner
+		case programs.Shell:
+			for _, n := range spec.Names {
+				for _, d := range w.Dialects {
+					shellDialects[n] = append(shellDialects[n], langs[d])
+				}
+			}
+			continue
+		default:
+			continue
+		}
+		for _, n := range spec.Names {
+			wrapperTable[n] = f
+		}
 	}
 }
 
@@ -247,7 +257,7 @@ func isAssignment(s string) bool {
 // (checked against the env deny list), then the command. -S splits its string into words
 // ; -C changes the inner command's directory.
 func envWrapper(a *analyzer, words []wv, c actx) {
-	p := peelOptions(words, wrapSpec{value: "uCSa", long: set("--unset", "--chdir", "--split-string", "--argv0")})
+	p := peelOptions(words, wrapSpec{Value: "uCSa", Long: set("--unset", "--chdir", "--split-string", "--argv0")})
 	if p.dyn >= 0 {
 		a.dynWrapper(words, p.dyn, c)
 		return
@@ -363,7 +373,7 @@ func splitWords(s string, a *analyzer) ([]wv, bool) {
 // xargsWrapper peels xargs: its command gets extra arguments read from stdin, which the policy
 // cannot see (an open tail).
 func xargsWrapper(a *analyzer, words []wv, c actx) {
-	p := peelOptions(words, wrapSpec{value: "adEILnPs", long: set("--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")})
+	p := peelOptions(words, wrapSpec{Value: "adEILnPs", Long: set("--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")})
 	c = c.withNote(finding{verdict: Ask, rule: "construct: xargs", reason: "xargs runs the command with arguments read from input, which cannot be seen in advance", construct: "xargs"})
 	if p.dyn >= 0 {
 		a.dynWrapper(words, p.dyn, c)
@@ -390,7 +400,7 @@ func findWrapper(a *analyzer, words []wv, c actx) {
 	a.leaf(words, c)
 	for i := 1; i < len(words); i++ {
 		w := words[i]
-		if w.dyn || (w.s != "-exec" && w.s != "-execdir" && w.s != "-ok" && w.s != "-okdir") {
+		if w.dyn || !slices.Contains(programs.FindExecActions, w.s) {
 			continue
 		}
 		j := i + 1
@@ -413,7 +423,7 @@ func findWrapper(a *analyzer, words []wv, c actx) {
 
 // watchWrapper: watch joins its words and runs them with sh -c (or execs them with -x).
 func watchWrapper(a *analyzer, words []wv, c actx) {
-	p := peelOptions(words, wrapSpec{value: "nq", long: set("--interval", "--equexit")})
+	p := peelOptions(words, wrapSpec{Value: "nq", Long: set("--interval", "--equexit")})
 	c = c.withNote(finding{verdict: Ask, rule: "construct: watch", reason: "watch runs the command repeatedly", construct: "watch"})
 	if p.dyn >= 0 {
 		a.dynWrapper(words, p.dyn, c)
@@ -442,7 +452,7 @@ func watchWrapper(a *analyzer, words []wv, c actx) {
 
 // timeWrapper peels /usr/bin/time; -o FILE writes a file, which is checked like a redirect.
 func timeWrapper(a *analyzer, words []wv, c actx) {
-	p := peelOptions(words, wrapSpec{value: "fo", long: set("--format", "--output")})
+	p := peelOptions(words, wrapSpec{Value: "fo", Long: set("--format", "--output")})
 	if p.dyn >= 0 {
 		a.dynWrapper(words, p.dyn, c)
 		return
@@ -517,81 +527,4 @@ func opaqueRunner(a *analyzer, words []wv, c actx) {
 			return
 		}
 	}
-}
-
-// inlineCode reports whether argv runs interpreter code given inline (python -c, node -e,
-// perl -e, awk programs …) or read from stdin; such code is opaque. It returns a reason.
-func inlineCode(argv []string) (string, bool) {
-	if len(argv) == 0 || argv[0] == DynamicWord {
-		return "", false
-	}
-	base := path.Base(argv[0])
-	var flags []string
-	switch {
-	case strings.HasPrefix(base, "python") || strings.HasPrefix(base, "pypy"):
-		flags = []string{"c"}
-	case base == "node" || base == "nodejs" || base == "bun":
-		for _, a := range argv[1:] {
-			if a == "-e" || a == "--eval" || a == "-p" || a == "--print" || strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--print=") ||
-				a == "-r" || a == "--require" || a == "--import" || strings.HasPrefix(a, "--require=") || strings.HasPrefix(a, "--import=") || strings.HasPrefix(a, "--loader") ||
-				strings.HasPrefix(a, "--experimental-loader") || (len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "epr")) {
-				return base + " " + a + " runs inline or preloaded code", true // also bundled: node -pe CODE
-			}
-		}
-		if base == "bun" && len(argv) > 1 && (argv[1] == "run" || argv[1] == "x" || argv[1] == "exec") {
-			return "bun " + argv[1] + " runs workspace scripts or packages", true
-		}
-		return "", false
-	case base == "deno":
-		if len(argv) > 1 && (argv[1] == "eval" || argv[1] == "repl" || argv[1] == "task") {
-			return "deno " + argv[1] + " runs inline code or workspace tasks", true
-		}
-		return "", false
-	case strings.HasPrefix(base, "perl"):
-		flags = []string{"e", "E", "M"}
-	case strings.HasPrefix(base, "ruby") || base == "irb":
-		flags = []string{"e", "r"}
-	case strings.HasPrefix(base, "php"):
-		flags = []string{"r", "B", "R", "E", "F"}
-	case strings.HasPrefix(base, "lua"):
-		flags = []string{"e", "l"}
-	case base == "osascript" || base == "Rscript" || base == "R" || base == "julia" || base == "tclsh" || base == "wish":
-		flags = []string{"e"}
-	case base == "expect":
-		flags = []string{"c"}
-	case base == "awk" || base == "gawk" || base == "mawk" || base == "nawk":
-		return base + " runs an inline awk program (which can call system())", true
-	case base == "fish" || base == "csh" || base == "tcsh" || base == "xonsh" || base == "nu" || base == "elvish" || base == "pwsh" || base == "powershell":
-		return base + " runs shell code in a dialect that is not analysed", true
-	default:
-		return "", false
-	}
-	for _, a := range argv[1:] {
-		if a == DynamicWord {
-			return base + " gets an argument only known at run time", true
-		}
-		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
-			if a == "-" {
-				return base + " - reads its program from stdin", true
-			}
-			return "", false // script file: a program the rules decide on
-		}
-		if strings.HasPrefix(a, "--") {
-			if strings.HasPrefix(base, "php") {
-				if o, ok := longAbbrevAny(a, []string{"--run", "--process-begin", "--process-code", "--process-end", "--process-file"}); ok {
-					return base + " " + o + " runs inline code", true
-				}
-			}
-			continue
-		}
-		for _, f := range flags {
-			if strings.Contains(a[1:], f) {
-				return base + " " + a + " runs inline code", true
-			}
-		}
-	}
-	if len(argv) == 1 && base != "python" && !strings.HasPrefix(base, "python") {
-		return "", false
-	}
-	return "", false
 }
