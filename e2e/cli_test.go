@@ -294,7 +294,7 @@ func TestGrantsFileProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.run("--headless", "--demo", "--cwd", e.project, "--prompt", "echo hi")
-	want := "acpterm: warning: grants file " + file + ": grant g-make (make) ignored: make is a build runner executing workspace recipes\n"
+	want := "acpterm: warning: grants file " + file + ": grant g-make (make) ignored: make runs scripts from workspace files the agent can edit (package.json, Makefile …)\n"
 	if r.code != 0 || r.stderr != want {
 		t.Fatalf("exit %d, stderr %q; want 0 and %q", r.code, r.stderr, want)
 	}
