@@ -59,24 +59,51 @@ const (
 
 var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// Model is the root (and only) tea.Model of the interactive program.
+// Model is the root (and only) tea.Model of the interactive program. Its state comes in named
+// parts: the components it is built of (editor, conversation, overlays …) are fields of their
+// own types, and the rest is grouped in embedded structs whose fields read as the model's own
+// (m.busy is m.turnState.busy): look, frameState, paneSet, turnState and lifecycle.
 type Model struct {
-	d     deps
-	dirty chan struct{} // model-side "please redraw" signal, read by redrawLoop
-	now   func() time.Time
-	tick  func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
+	d    deps
+	now  func() time.Time
+	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
 
-	keys KeyMap
-	st   *Styles
-	md   *markdown
-	conv *conversation
-	ed   *editor
-	comp completion
-	appr *approvals
-	help help.Model
+	// The components, each drawing one area or dialog.
+	keys    KeyMap
+	st      *Styles
+	md      *markdown
+	conv    *conversation
+	ed      *editor
+	comp    completion
+	help    help.Model
+	banners []banner // messages shown in the conversation (addBanner)
 
-	theme             string // "auto", "dark", "light"
-	dark, noColor     bool
+	// overlays is the stack of modal parts drawn over the main area (overlay.go); the top one
+	// gets keys first. appr is the approval overlay, on the stack while a request waits.
+	overlays []overlay
+	appr     *approvals
+	elicits  []acpclient.ElicitationAsked // pending elicitations, oldest first (elicitation.go)
+	elicit   *elicitForm                  // the dialog of elicits[0], on the overlay stack
+
+	state acpclient.State // the session as the client last reported it (acpEventMsg)
+
+	look
+	frameState
+	paneSet
+	turnState
+	lifecycle
+}
+
+// look is the colour theme the styles are built for (applyTheme).
+type look struct {
+	theme         string // "auto", "dark", "light"
+	dark, noColor bool
+}
+
+// frameState is the window, the frame drawn for it and what decides when the next one is
+// drawn (redraw, present, the tick).
+type frameState struct {
+	dirty             chan struct{} // model-side "please redraw" signal, read by redrawLoop
 	width, height     int
 	canvas            *lipgloss.Canvas
 	frame             string // the last frame as text; built only without a screen (tests)
@@ -97,55 +124,55 @@ type Model struct {
 	tickGen           int
 	spin              int
 	lastElapsedRedraw time.Time
+}
 
-	state    acpclient.State
+// paneSet is the terminal panes, in the order they opened, and which one the pane keys act on
+// (update_panes.go).
+type paneSet struct {
 	panes    []*pane
 	paneByID map[string]*pane
-	selected int // index into panes; -1 none
-	focused  bool
-	zoomed   bool
+	selected int  // index into panes; -1 none
+	focused  bool // the selected pane has the keyboard
+	zoomed   bool // the selected pane fills the main area
+}
 
+// turnState is the prompt turn, the prompts queued behind it, the answers given during it and
+// the typing of the next prompt.
+type turnState struct {
 	busy                bool     // a prompt turn is running (or was just sent)
 	queue               []string // prompts typed during a turn, sent in order when it ends
 	cancelPending       bool
-	turn                int // counts TurnStarted events; panes remember the turn that started them
-	killing             int // terminals of the turn killed by a second cancel (shown while cancelling)
-	banners             []banner
+	turn                int             // counts TurnStarted events; panes remember the turn that started them
+	killing             int             // terminals of the turn killed by a second cancel (shown while cancelling)
 	answered            map[string]bool // permission requests answered, not yet resolved
 	turnFailed          string          // the first failed prompt turn's error (Run: ErrTurnFailed)
 	lastInterruptCancel time.Time       // when ctrl+c last cancelled a turn (interruptQuitGuard)
 	lastEditorKey       time.Time       // last key handled by the editor, Enter included (syncBackground, typing)
 	typingTickArmed     bool            // a typingIdleMsg is on its way
+}
 
-	// overlays is the stack of modal parts drawn over the main area (overlay.go); the top one
-	// gets keys first. appr is the approval overlay, on the stack while a request waits.
-	overlays []overlay
-
-	pickAtStart bool // open the session picker first (acpterm --resume without an id)
-
-	elicits []acpclient.ElicitationAsked // pending elicitations, oldest first (elicitation.go)
-	elicit  *elicitForm                  // the dialog of elicits[0], on the overlay stack
-
-	agentGone string // non-empty once the agent process exited on its own: the status text
-	closed    bool   // the event channel closed
-	quitting  bool
+// lifecycle is how the program starts and ends: the session picker at start, the agent's exit,
+// the event channel and quitting.
+type lifecycle struct {
+	pickAtStart bool   // open the session picker first (acpterm --resume without an id)
+	agentGone   string // non-empty once the agent process exited on its own: the status text
+	closed      bool   // the event channel closed
+	quitting    bool
 }
 
 func newModel(d deps) *Model {
 	m := &Model{
-		d:        d,
-		dirty:    make(chan struct{}, 1),
-		now:      time.Now,
-		tick:     tea.Tick,
-		keys:     DefaultKeyMap(),
-		ed:       newEditor(),
-		appr:     newApprovals(d.sandboxScope),
-		help:     help.New(),
-		paneByID: map[string]*pane{},
-		selected: -1,
-		answered: map[string]bool{},
-		theme:    "auto",
-		dark:     true,
+		d:          d,
+		now:        time.Now,
+		tick:       tea.Tick,
+		keys:       DefaultKeyMap(),
+		ed:         newEditor(),
+		appr:       newApprovals(d.sandboxScope),
+		help:       help.New(),
+		look:       look{theme: "auto", dark: true},
+		frameState: frameState{dirty: make(chan struct{}, 1)},
+		paneSet:    paneSet{paneByID: map[string]*pane{}, selected: -1},
+		turnState:  turnState{answered: map[string]bool{}},
 	}
 	if d.cfg != nil {
 		if err := m.keys.applyKeys(d.cfg.UI.Keys); err != nil {
