@@ -195,14 +195,6 @@ func sortedKeys(m map[string]bool) []string {
 	return keys
 }
 
-func set(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}
-
 // simpleWrapper peels a wrapper of the form `wrapper [options] [positional] command…`. note, when
 // set, is carried by every leaf run through the wrapper.
 func simpleWrapper(spec wrapSpec, note *finding) wrapperFunc {
@@ -257,7 +249,7 @@ func isAssignment(s string) bool {
 // (checked against the env deny list), then the command. -S splits its string into words
 // ; -C changes the inner command's directory.
 func envWrapper(a *analyzer, words []wv, c actx) {
-	p := peelOptions(words, wrapSpec{Value: "uCSa", Long: set("--unset", "--chdir", "--split-string", "--argv0")})
+	p := peelOptions(words, wrapSpec{Value: "uCSa", Long: setOf("--unset", "--chdir", "--split-string", "--argv0")})
 	if p.dyn >= 0 {
 		a.dynWrapper(words, p.dyn, c)
 		return
@@ -373,7 +365,7 @@ func splitWords(s string, a *analyzer) ([]wv, bool) {
 // xargsWrapper peels xargs: its command gets extra arguments read from stdin, which the policy
 // cannot see (an open tail).
 func xargsWrapper(a *analyzer, words []wv, c actx) {
-	p := peelOptions(words, wrapSpec{Value: "adEILnPs", Long: set("--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")})
+	p := peelOptions(words, wrapSpec{Value: "adEILnPs", Long: setOf("--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")})
 	c = c.withNote(finding{verdict: Ask, rule: "construct: xargs", reason: "xargs runs the command with arguments read from input, which cannot be seen in advance", construct: "xargs"})
 	if p.dyn >= 0 {
 		a.dynWrapper(words, p.dyn, c)
@@ -423,7 +415,7 @@ func findWrapper(a *analyzer, words []wv, c actx) {
 
 // watchWrapper: watch joins its words and runs them with sh -c (or execs them with -x).
 func watchWrapper(a *analyzer, words []wv, c actx) {
-	p := peelOptions(words, wrapSpec{Value: "nq", Long: set("--interval", "--equexit")})
+	p := peelOptions(words, wrapSpec{Value: "nq", Long: setOf("--interval", "--equexit")})
 	c = c.withNote(finding{verdict: Ask, rule: "construct: watch", reason: "watch runs the command repeatedly", construct: "watch"})
 	if p.dyn >= 0 {
 		a.dynWrapper(words, p.dyn, c)
@@ -452,7 +444,7 @@ func watchWrapper(a *analyzer, words []wv, c actx) {
 
 // timeWrapper peels /usr/bin/time; -o FILE writes a file, which is checked like a redirect.
 func timeWrapper(a *analyzer, words []wv, c actx) {
-	p := peelOptions(words, wrapSpec{Value: "fo", Long: set("--format", "--output")})
+	p := peelOptions(words, wrapSpec{Value: "fo", Long: setOf("--format", "--output")})
 	if p.dyn >= 0 {
 		a.dynWrapper(words, p.dyn, c)
 		return

@@ -4,8 +4,6 @@ package programs
 // analyses the inner command (a deny rule for it still fires), by the wrapper kind each spec
 // names. A wrapper never gets an "always" grant: it would cover every program it can run.
 
-func set(names ...string) map[string]bool { return setOf(names...) }
-
 // privilege is the note every command run with other privileges carries.
 var privilege = &Note{Rule: "construct: privilege escalation", Reason: "runs the command with other privileges", Construct: "privilege escalation"}
 
@@ -20,30 +18,30 @@ func init() {
 		}
 	}
 	const runs = "a wrapper that runs another program"
-	simple([]string{"nice"}, WrapOpts{Value: "n", Long: set("--adjustment")}, nil, runs, []Example{
+	simple([]string{"nice"}, WrapOpts{Value: "n", Long: setOf("--adjustment")}, nil, runs, []Example{
 		{Line: "nice -n 5 ls", Allow: []string{"ls"}, Want: "allow"},
 		{Line: "nice rm -rf x", Deny: []string{"rm"}, Want: "deny", Reason: `deny rule "rm"`},
 	})
-	simple([]string{"ionice"}, WrapOpts{Value: "cnp", Stop: "p", Long: set("--class", "--classdata", "--pid", "--pgid", "--uid"), StopLong: set("--pid", "--pgid", "--uid")}, nil, "", nil)
+	simple([]string{"ionice"}, WrapOpts{Value: "cnp", Stop: "p", Long: setOf("--class", "--classdata", "--pid", "--pgid", "--uid"), StopLong: setOf("--pid", "--pgid", "--uid")}, nil, "", nil)
 	simple([]string{"nohup"}, WrapOpts{}, nil, runs, nil)
-	simple([]string{"timeout"}, WrapOpts{Value: "sk", Long: set("--signal", "--kill-after"), Positional: 1}, nil, runs, []Example{
+	simple([]string{"timeout"}, WrapOpts{Value: "sk", Long: setOf("--signal", "--kill-after"), Positional: 1}, nil, runs, []Example{
 		{Line: "timeout 60 go build ./...", Allow: []string{"go build"}, Want: "allow"},
 		{Line: "timeout -s KILL 5 rm -rf x", Deny: []string{"rm"}, Want: "deny", Reason: `deny rule "rm"`},
 	})
-	simple([]string{"stdbuf"}, WrapOpts{Value: "ioe", Long: set("--input", "--output", "--error")}, nil, "", nil)
-	simple([]string{"chrt"}, WrapOpts{Value: "TPD", Stop: "pm", Positional: 1, Long: set("--sched-runtime", "--sched-period", "--sched-deadline"), StopLong: set("--pid", "--max")}, nil, "", nil)
-	simple([]string{"taskset"}, WrapOpts{Stop: "p", Positional: 1, StopLong: set("--pid")}, nil, "", nil)
+	simple([]string{"stdbuf"}, WrapOpts{Value: "ioe", Long: setOf("--input", "--output", "--error")}, nil, "", nil)
+	simple([]string{"chrt"}, WrapOpts{Value: "TPD", Stop: "pm", Positional: 1, Long: setOf("--sched-runtime", "--sched-period", "--sched-deadline"), StopLong: setOf("--pid", "--max")}, nil, "", nil)
+	simple([]string{"taskset"}, WrapOpts{Stop: "p", Positional: 1, StopLong: setOf("--pid")}, nil, "", nil)
 	simple([]string{"noglob", "nocorrect"}, WrapOpts{}, nil, "", nil)
 	simple([]string{"setsid"}, WrapOpts{}, &Note{Rule: "construct: setsid", Reason: "setsid starts a new session outside the terminal's process group, which killing the terminal does not reach", Construct: "setsid"}, runs, []Example{
 		{Line: "setsid ls", Allow: []string{"ls"}, Want: "ask", Reason: "setsid starts a new session"},
 	})
-	simple([]string{"sudo"}, WrapOpts{Value: "ugCDhprtUTR", Stop: "lvkK", Long: set("--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--chroot"), StopLong: set("--list", "--validate", "--reset-timestamp", "--remove-timestamp", "--version", "--help")}, privilege, "privilege escalation", []Example{
+	simple([]string{"sudo"}, WrapOpts{Value: "ugCDhprtUTR", Stop: "lvkK", Long: setOf("--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--chroot"), StopLong: setOf("--list", "--validate", "--reset-timestamp", "--remove-timestamp", "--version", "--help")}, privilege, "privilege escalation", []Example{
 		{Line: "sudo -u root rm -rf /var/lib", Allow: []string{"sudo"}, Deny: []string{"rm"}, Want: "deny", Reason: `deny rule "rm"`},
 		{Line: "sudo ls", Allow: []string{"sudo", "ls"}, Want: "ask", Reason: "privilege"},
 	})
 	simple([]string{"doas"}, WrapOpts{Value: "uC", Stop: "L"}, privilege, "privilege escalation", nil)
-	simple([]string{"pkexec"}, WrapOpts{Long: set("--user")}, privilege, "privilege escalation", nil)
-	simple([]string{"run0"}, WrapOpts{Value: "u", Long: set("--user", "--setenv", "--property", "--unit", "--chdir", "--description", "--nice", "--slice")}, privilege, "privilege escalation", nil)
+	simple([]string{"pkexec"}, WrapOpts{Long: setOf("--user")}, privilege, "privilege escalation", nil)
+	simple([]string{"run0"}, WrapOpts{Value: "u", Long: setOf("--user", "--setenv", "--property", "--unit", "--chdir", "--description", "--nice", "--slice")}, privilege, "privilege escalation", nil)
 
 	register(&Spec{Names: []string{"env"}, Wrapper: &Wrapper{Kind: Env}, NoGrant: runs, Examples: []Example{
 		{Line: "env FOO=1 rm -rf /", Deny: []string{"rm"}, Want: "deny", Reason: `deny rule "rm"`},
