@@ -66,6 +66,8 @@ var oracleCodeBuiltins = setOf("eval", "source", ".", "trap", "fc", "jobs", "ali
 
 // oracleHarness holds what every run shares: the stub directory and the real shells.
 type oracleHarness struct {
+	base    string   // the harness's directory in TMPDIR: stubs, boxes
+	owner   *os.File // base/.owner, locked (flock) while this process uses base
 	stubDir string   // the stub binary and one link per program name; PATH of every run
 	binDirs []string // directories the stub directory is bound over
 	shells  map[string]string
@@ -94,7 +96,8 @@ func newOracleHarness(t testing.TB) *oracleHarness {
 	}
 	t.Cleanup(func() {
 		h.drain()
-		os.RemoveAll(filepath.Dir(h.stubDir))
+		os.RemoveAll(h.base)
+		h.owner.Close()
 	})
 	return h
 }
@@ -107,7 +110,8 @@ func buildOracleHarness() (_ *oracleHarness, err error) {
 		return nil, err
 	}
 	h.config = cfg
-	base, err := os.MkdirTemp("", "acpterm-oracle-stubs-")
+	removeStaleOracleDirs()
+	base, err := os.MkdirTemp("", "acpterm-oracle-")
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +120,22 @@ func buildOracleHarness() (_ *oracleHarness, err error) {
 			os.RemoveAll(base)
 		}
 	}()
+	// Fuzz workers are stopped without running cleanups: the lock on .owner, which the kernel
+	// drops when the process ends, lets a later run remove what they left
+	// (removeStaleOracleDirs). A lock, unlike a pid, also holds across PID namespaces.
+	// It is locked under another name first, so no one finds it unlocked.
+	if h.owner, err = lockOracleOwner(filepath.Join(base, ".owner-new"), os.O_CREATE|os.O_EXCL, 0); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			h.owner.Close()
+		}
+	}()
+	if err := os.Rename(h.owner.Name(), filepath.Join(base, ".owner")); err != nil {
+		return nil, err
+	}
+	h.base = base
 	h.stubDir = filepath.Join(base, "bin")
 	if err := os.MkdirAll(filepath.Join(h.stubDir, ".real"), 0o755); err != nil {
 		return nil, err
@@ -200,6 +220,35 @@ func buildOracleHarness() (_ *oracleHarness, err error) {
 	return h, nil
 }
 
+// lockOracleOwner opens (with extra open flags) and locks the owner file of a harness
+// directory with flock(2); how is syscall.LOCK_NB or 0 (wait).
+func lockOracleOwner(path string, flags, how int) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|flags, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|how); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// removeStaleOracleDirs removes the harness directories whose owner process has ended: their
+// .owner file is no longer locked. A directory without one (being created, or not a harness's)
+// is left alone.
+func removeStaleOracleDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "acpterm-oracle-*"))
+	for _, d := range dirs {
+		f, err := lockOracleOwner(filepath.Join(d, ".owner"), 0, syscall.LOCK_NB)
+		if err != nil {
+			continue // no owner file, or its owner still runs
+		}
+		os.RemoveAll(d)
+		f.Close()
+	}
+}
+
 func copyExecutable(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
@@ -246,7 +295,7 @@ func (h *oracleHarness) addLineNames(line string) {
 // (the stub's log, mounted over the stub directory's .logs in the run's namespace).
 type oracleBox struct {
 	base, root, home, outside, logs string
-	env                             []string // the shell's environment (the baseline)
+	env                             []string // the shell's environment, less the -x trace settings
 	engine                          *Engine  // the typical config's engine for this box
 }
 
@@ -296,12 +345,12 @@ func (h *oracleHarness) drain() {
 	h.pool = nil
 }
 
-func (h *oracleHarness) newBox() (*oracleBox, error) { return newOracleBox(h.uid, h.stubDir) }
+func (h *oracleHarness) newBox() (*oracleBox, error) { return newOracleBox(h.base, h.uid, h.stubDir) }
 
-// newOracleBox creates a box whose files belong to uid (the namespace's root) and whose
-// baseline environment has PATH = stubDir.
-func newOracleBox(uid int, stubDir string) (*oracleBox, error) {
-	base, err := os.MkdirTemp("", "acpterm-oracle-")
+// newOracleBox creates a box in dir ("" = TMPDIR) whose files belong to uid (the namespace's
+// root) and whose baseline environment has PATH = stubDir.
+func newOracleBox(dir string, uid int, stubDir string) (*oracleBox, error) {
+	base, err := os.MkdirTemp(dir, "box-")
 	if err != nil {
 		return nil, err
 	}
@@ -1018,7 +1067,7 @@ var buildRunnerAsks = map[string]bool{
 // ask naming the runner. It needs no namespaces: only the decisions are checked.
 func TestOrdinaryCorpus(t *testing.T) {
 	seeds := readOracleCorpus(t, "ordinary.txt")
-	box, err := newOracleBox(os.Geteuid(), "/nonexistent")
+	box, err := newOracleBox("", os.Geteuid(), "/nonexistent")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1160,7 +1209,7 @@ var knownFalseAllow = map[string]string{
 // known false allows, which must still be allowed.
 func TestTypicalAsks(t *testing.T) {
 	seeds := readOracleCorpus(t, "typical_asks.txt")
-	box, err := newOracleBox(os.Geteuid(), "/nonexistent")
+	box, err := newOracleBox("", os.Geteuid(), "/nonexistent")
 	if err != nil {
 		t.Fatal(err)
 	}
