@@ -33,6 +33,7 @@ type llmRequest struct {
 	Prompt      string
 	ToolResults []string // text of the tool results in the latest message (Anthropic) or input (OpenAI)
 	Side        bool     // a side request (no tools: title generation)
+	Earlier     []string // the human prompts before the latest one (the conversation the model was given)
 }
 
 func (m *mockLLM) URL() string { return m.srv.URL }
@@ -209,6 +210,11 @@ func (m *mockLLM) messages(w http.ResponseWriter, r *http.Request) {
 		}
 		if last >= 0 {
 			req.Prompt = humanText(blocksText(anthBlocks(body.Messages[last].Content)))
+			for _, msg := range body.Messages[:last] {
+				if p := humanText(blocksText(anthBlocks(msg.Content))); msg.Role == "user" && !isToolResultMsg(msg) && p != "" {
+					req.Earlier = append(req.Earlier, p)
+				}
+			}
 		}
 		n := 0
 		for _, msg := range body.Messages[last+1:] {

@@ -84,6 +84,11 @@ func (m *mockLLM) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	req := llmRequest{}
 	if last >= 0 {
 		req.Prompt = humanText(body.Messages[last].text())
+		for _, msg := range body.Messages[:last] {
+			if p := humanText(msg.text()); msg.Role == "user" && p != "" {
+				req.Earlier = append(req.Earlier, p)
+			}
+		}
 	}
 	n := 0
 	for _, msg := range body.Messages[last+1:] {

@@ -94,6 +94,17 @@ func (m *mockLLM) geminiGenerate(w http.ResponseWriter, r *http.Request, stream 
 			texts = append(texts, p.Text)
 		}
 		req.Prompt = humanText(strings.Join(texts, "\n"))
+		for _, c := range body.Contents[:last] {
+			var texts []string
+			for _, p := range c.Parts {
+				if p.Text != "" {
+					texts = append(texts, p.Text)
+				}
+			}
+			if p := humanText(strings.Join(texts, "\n")); c.Role == "user" && p != "" {
+				req.Earlier = append(req.Earlier, p)
+			}
+		}
 	}
 	n := 0
 	for _, c := range body.Contents[last+1:] {

@@ -91,6 +91,11 @@ func (m *mockLLM) responses(w http.ResponseWriter, r *http.Request) {
 	req := llmRequest{}
 	if last >= 0 {
 		req.Prompt = humanText(items[last].text())
+		for _, it := range items[:last] {
+			if p := humanText(it.text()); (it.Type == "" || it.Type == "message") && it.Role == "user" && p != "" {
+				req.Earlier = append(req.Earlier, p)
+			}
+		}
 	}
 	n := 0
 	for _, it := range items[last+1:] {
