@@ -413,6 +413,16 @@ func (s *Screen) Title() string {
 	return s.title
 }
 
+// cellLocked returns the cell at column x, row y of the visible screen (0-based), from the
+// emulator or, once compacted, from the frozen copy; nil for a compacted row's trailing blanks.
+// s.mu must be held.
+func (s *Screen) cellLocked(x, y int) *uv.Cell {
+	if s.fz != nil {
+		return s.fz.rows[y].At(x)
+	}
+	return s.em.CellAt(x, y)
+}
+
 // ScrollbackLen returns the number of lines in the main screen's
 // scroll-back (0 on the alternate screen), at most ScrollbackLines.
 func (s *Screen) ScrollbackLen() int {
@@ -441,12 +451,7 @@ func (s *Screen) Text() string {
 	for y := range h {
 		row.Reset()
 		for x := 0; x < w; x++ {
-			var c *uv.Cell
-			if s.fz != nil {
-				c = s.fz.rows[y].At(x)
-			} else {
-				c = s.em.CellAt(x, y)
-			}
+			c := s.cellLocked(x, y)
 			switch {
 			case c == nil:
 				row.WriteByte(' ')

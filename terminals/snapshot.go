@@ -115,12 +115,7 @@ func (s *Screen) Snapshot(history int) Snapshot {
 	}
 	var b strings.Builder
 	for y := range h {
-		at := func(x int) *uv.Cell {
-			if s.fz != nil {
-				return s.fz.rows[y].At(x)
-			}
-			return s.em.CellAt(x, y)
-		}
+		at := func(x int) *uv.Cell { return s.cellLocked(x, y) }
 		snap.Lines[y] = rowText(&b, w, at, func(sp Span) {
 			sp.Row = y
 			snap.Spans = append(snap.Spans, sp)
@@ -234,12 +229,7 @@ func (s *Screen) Fingerprint() uint64 {
 	b = append(b, boolByte(hidden), boolByte(alt))
 	for y := range rows {
 		for x := 0; x < w; x++ {
-			var c *uv.Cell
-			if s.fz != nil {
-				c = s.fz.rows[y].At(x)
-			} else {
-				c = s.em.CellAt(x, y)
-			}
+			c := s.cellLocked(x, y)
 			if c == nil {
 				c = &blankCell // a compacted row's trailing blanks
 			}
