@@ -892,7 +892,16 @@ func (c *Client) localUpdateLocked(u acp.SessionUpdate) {
 		c.applyUpdateLocked(u)
 		return
 	}
+	c.applyInfoLocked(u)
+}
+
+// applyInfoLocked keeps the session's Info current from an update of its commands, its mode or
+// its config options (other kinds change nothing). The mode state is copied, never changed in
+// place: an Info already sent in an event keeps the mode it had.
+func (c *Client) applyInfoLocked(u acp.SessionUpdate) {
 	switch {
+	case u.AvailableCommandsUpdate != nil:
+		c.info.Commands = u.AvailableCommandsUpdate.AvailableCommands
 	case u.CurrentModeUpdate != nil:
 		if c.info.Modes != nil {
 			m := *c.info.Modes

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -640,19 +641,14 @@ func (c *Client) ReleaseTerminal(_ context.Context, p acp.ReleaseTerminalRequest
 // releaseTerminals releases (kills) every terminal of the session, in parallel.
 func (c *Client) releaseTerminals() {
 	c.mu.Lock()
-	ts := make([]*clientTerm, 0, len(c.terms))
-	for _, ct := range c.terms {
+	ts := slices.Collect(maps.Values(c.terms))
+	for _, ct := range ts {
 		ct.released = true
-		ts = append(ts, ct)
 	}
 	c.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, ct := range ts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = ct.t.Release()
-		}()
+		wg.Go(func() { _ = ct.t.Release() })
 	}
 	wg.Wait()
 }

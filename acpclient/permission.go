@@ -3,7 +3,9 @@ package acpclient
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/coder/acp-go-sdk"
@@ -104,10 +106,7 @@ func (c *Client) resolve(p *pendingReq, r reply, outcome, by string) bool {
 // death, shutdown) — exactly once each.
 func (c *Client) cancelPending(by string) {
 	c.mu.Lock()
-	ps := make([]*pendingReq, 0, len(c.pend))
-	for _, p := range c.pend {
-		ps = append(ps, p)
-	}
+	ps := slices.Collect(maps.Values(c.pend))
 	c.mu.Unlock()
 	for _, p := range ps {
 		c.resolve(p, reply{cancelled: true}, "cancelled", by)

@@ -2,6 +2,7 @@ package acpclient
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -83,16 +84,8 @@ func (c *Client) applyUpdateLocked(u acp.SessionUpdate) {
 				after = append(after, c.endAgentTermsLocked(string(tu.ToolCallId))...)
 			}
 		}
-	case u.AvailableCommandsUpdate != nil:
-		c.info.Commands = u.AvailableCommandsUpdate.AvailableCommands
-	case u.CurrentModeUpdate != nil:
-		if c.info.Modes != nil {
-			m := *c.info.Modes
-			m.CurrentModeId = u.CurrentModeUpdate.CurrentModeId
-			c.info.Modes = &m
-		}
-	case u.ConfigOptionUpdate != nil:
-		c.info.ConfigOptions = u.ConfigOptionUpdate.ConfigOptions
+	case u.AvailableCommandsUpdate != nil, u.CurrentModeUpdate != nil, u.ConfigOptionUpdate != nil:
+		c.applyInfoLocked(u)
 	case u.SessionInfoUpdate != nil:
 		after = append(after, metaNotices(u.SessionInfoUpdate.Meta)...)
 	}
@@ -346,10 +339,7 @@ func (c *Client) endAgentTerms() {
 // closeAgentScreens ends the reply goroutines of agent-owned screens (they stay drawable).
 func (c *Client) closeAgentScreens() {
 	c.mu.Lock()
-	ats := make([]*agentTerm, 0, len(c.agentTerms))
-	for _, at := range c.agentTerms {
-		ats = append(ats, at)
-	}
+	ats := slices.Collect(maps.Values(c.agentTerms))
 	c.mu.Unlock()
 	for _, at := range ats {
 		_ = at.screen.Close()

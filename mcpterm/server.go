@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -141,19 +143,12 @@ func (s *Service) Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser) 
 func (s *Service) Close() {
 	s.mu.Lock()
 	s.closed = true
-	regs := make([]*registry, 0, len(s.regs))
-	for r := range s.regs {
-		regs = append(regs, r)
-	}
+	regs := slices.Collect(maps.Keys(s.regs))
 	s.regs = map[*registry]struct{}{}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, r := range regs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.closeAll()
-		}()
+		wg.Go(r.closeAll)
 	}
 	wg.Wait()
 }

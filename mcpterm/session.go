@@ -3,6 +3,8 @@ package mcpterm
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -152,19 +154,12 @@ func (r *registry) remove(id string) *session {
 func (r *registry) closeAll() {
 	r.mu.Lock()
 	r.closed = true
-	ss := make([]*session, 0, len(r.sessions))
-	for _, s := range r.sessions {
-		ss = append(ss, s)
-	}
+	ss := slices.Collect(maps.Values(r.sessions))
 	r.sessions, r.order = map[string]*session{}, nil
 	r.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range ss {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.close()
-		}()
+		wg.Go(s.close)
 	}
 	wg.Wait()
 }

@@ -3,7 +3,9 @@ package terminals
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,18 +152,11 @@ func (m *Manager) Get(id string) (*Terminal, bool) {
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	m.closed = true
-	ts := make([]*Terminal, 0, len(m.terms))
-	for _, t := range m.terms {
-		ts = append(ts, t)
-	}
+	ts := slices.Collect(maps.Values(m.terms))
 	m.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, t := range ts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = t.Release()
-		}()
+		wg.Go(func() { _ = t.Release() })
 	}
 	wg.Wait()
 	pids := findProcs(func(v string) bool { return strings.HasPrefix(v, m.nonce+":") }, 0, 0)
