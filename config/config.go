@@ -124,4 +124,18 @@ type UI struct {
 	Keys map[string][]string
 	// Theme is "auto", "dark" or "light".
 	Theme string
+	// Notify lists how the TUI tells the user that the agent needs them (an approval or a
+	// question opened, a long prompt turn finished, the agent exited): "bell" (BEL), "title"
+	// (the window title shows the state), "desktop" (a desktop notification by the escape the
+	// terminal is known to support: OSC 9 or OSC 777), "osc9" and "osc777" (that escape
+	// whatever the terminal). Empty: none.
+	Notify []string
+	// NotifyAfter is how long a prompt turn must have run for its end to notify (default 10s).
+	NotifyAfter time.Duration
 }
+
+// NotifyChannels are the values ui.notify accepts.
+var NotifyChannels = []string{"bell", "title", "desktop", "osc9", "osc777"}
+
+// DefaultNotifyAfter is ui.notify_after's default.
+const DefaultNotifyAfter = 10 * time.Second

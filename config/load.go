@@ -110,7 +110,7 @@ func Default(cwd string) *Config {
 			KillGrace:    DefaultKillGrace,
 			MaxTerminals: DefaultMaxTerminals,
 		},
-		UI:      UI{Theme: "auto"},
+		UI:      UI{Theme: "auto", Notify: []string{"bell", "title", "desktop"}, NotifyAfter: DefaultNotifyAfter},
 		Agent:   Agent{Mode: DefaultAgentMode},
 		MCP:     MCP{Terminals: true},
 		Sandbox: Sandbox{Mode: "auto", Network: "proxy"},
@@ -290,8 +290,10 @@ type fileFS struct {
 }
 
 type fileUI struct {
-	Theme *string             `toml:"theme"`
-	Keys  map[string][]string `toml:"keys"`
+	Theme       *string             `toml:"theme"`
+	Notify      *[]string           `toml:"notify"`
+	NotifyAfter *string             `toml:"notify_after"`
+	Keys        map[string][]string `toml:"keys"`
 }
 
 // loader carries one file's state while it is validated and merged.
@@ -430,6 +432,25 @@ func (l *loader) merge(cfg *Config, fc *fileConfig) error {
 				return err
 			}
 			cfg.UI.Theme = v
+		}
+		if u.Notify != nil {
+			seen := []string{}
+			for i, c := range *u.Notify {
+				if !slices.Contains(NotifyChannels, c) {
+					return l.errf(fmt.Sprintf("ui.notify[%d]", i), "must be %s, not %q", quoteList(NotifyChannels), c)
+				}
+				if !slices.Contains(seen, c) {
+					seen = append(seen, c)
+				}
+			}
+			cfg.UI.Notify = seen // replaces the default list (it is a choice, not a rule set)
+		}
+		if u.NotifyAfter != nil {
+			d, err := time.ParseDuration(*u.NotifyAfter)
+			if err != nil || d < 0 {
+				return l.errf("ui.notify_after", "must be a duration such as \"10s\" or \"0s\" (every turn), not %q", *u.NotifyAfter)
+			}
+			cfg.UI.NotifyAfter = d
 		}
 		if u.Keys != nil {
 			if err := l.keys(cfg, u.Keys); err != nil {

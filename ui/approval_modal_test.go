@@ -108,7 +108,7 @@ func TestApprovalQueueAndNavigation(t *testing.T) {
 			t.Fatalf("screen lacks %q:\n%s", want, scr)
 		}
 	}
-	if h.m.windowTitle != "acpterm: approval needed (2) · fake" {
+	if h.m.windowTitle != "acpterm · needs approval (2)" {
 		t.Fatalf("title = %q", h.m.windowTitle)
 	}
 	h.key("down")

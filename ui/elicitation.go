@@ -287,9 +287,7 @@ func (m *Model) onElicitation(ev acpclient.Event) {
 	case acpclient.ElicitationAsked:
 		m.elicits = append(m.elicits, e)
 		m.showNextElicit()
-		if m.scr != nil {
-			m.scr.bell() // a question waits, as an approval does
-		}
+		m.notify("the agent asks: " + e.Elicitation.Message) // a question waits, as an approval does
 	case acpclient.ElicitationResolved:
 		m.elicits = slices.DeleteFunc(m.elicits, func(a acpclient.ElicitationAsked) bool { return a.ID == e.ID })
 		msg := ""

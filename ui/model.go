@@ -92,6 +92,7 @@ type Model struct {
 	paneSet
 	turnState
 	lifecycle
+	notifyState
 }
 
 // look is the colour theme the styles are built for (applyTheme).
@@ -119,7 +120,7 @@ type frameState struct {
 	lastFrameAt       time.Time
 	bgRedrawArmed     bool
 	windowTitle       string
-	pendingBellFor    string // request id a bell was rung for
+	pendingBellFor    string // request id the user was last notified of
 	tickArmed         bool
 	tickGen           int
 	spin              int
@@ -174,6 +175,7 @@ func newModel(d deps) *Model {
 		paneSet:    paneSet{paneByID: map[string]*pane{}, selected: -1},
 		turnState:  turnState{answered: map[string]bool{}},
 	}
+	m.notif = newNotifier(d.cfg, os.Environ())
 	if d.cfg != nil {
 		if err := m.keys.applyKeys(d.cfg.UI.Keys); err != nil {
 			m.banners = append(m.banners, banner{level: "error", text: err.Error()})
@@ -329,8 +331,13 @@ func (m *Model) Init() tea.Cmd {
 // Update implements tea.Model: it dispatches msg by message family, then shows the frame if a
 // new one was built (present).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseClickMsg:
+		m.turnNote = "" // the user is back: the title no longer says the turn ended
+	}
 	cmd := m.update(msg)
 	m.syncApprovals()
+	m.updateTitle()
 	if bg := m.syncBackground(); bg != nil {
 		cmd = tea.Batch(cmd, bg)
 	}

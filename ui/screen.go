@@ -252,10 +252,11 @@ func (s *screen) setTitle(t string) {
 	}
 }
 
-// bell rings the terminal bell at once.
-func (s *screen) bell() {
+// writeNotice writes a notification (BEL, OSC 9, OSC 777: notify.go) at once; nothing while
+// the terminal is given to another program or suspended.
+func (s *screen) writeNotice(seq string) {
 	if s.active {
-		s.write([]byte{'\a'})
+		s.write([]byte(seq))
 	}
 }
 

@@ -61,7 +61,7 @@ func TestScreenStartAndCloseSequences(t *testing.T) {
 	}
 	out.Reset()
 	s.close()
-	s.bell()
+	s.writeNotice("\a")
 	s.draw(canvasWith(20, 4, "late"), nil)
 	if out.Len() != 0 {
 		t.Fatalf("a closed screen wrote %q", out.String())

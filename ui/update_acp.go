@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -22,12 +21,14 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 	case acpclient.TurnStarted:
 		m.busy = true
 		m.turn++
+		m.noteTurnStart()
 		cmds = append(cmds, m.armTick())
 	case acpclient.TurnEnded:
 		userCancelled := m.cancelPending // the user asked; the agent may still have ended otherwise
 		m.busy = false
 		m.cancelPending = false
 		m.killing = 0
+		m.noteTurnEnd(e.StopReason, e.Err != nil && e.StopReason != string(acp.StopReasonCancelled))
 		switch {
 		case e.Err != nil && e.StopReason != string(acp.StopReasonCancelled):
 			m.addBanner("error", "turn failed: "+e.Err.Error()+m.holdQueueIf(userCancelled))
@@ -72,11 +73,11 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 	case acpclient.PermissionAsked:
 		if m.pendingBellFor != e.ID {
 			m.pendingBellFor = e.ID
-			if m.scr != nil {
-				m.scr.bell()
-			} else {
-				cmds = append(cmds, tea.Raw("\a"))
+			title := "a tool call"
+			if e.ToolCall.Title != nil && *e.ToolCall.Title != "" {
+				title = *e.ToolCall.Title
 			}
+			m.notify("approval needed: " + title)
 		}
 	case acpclient.SessionStarted:
 		m.onSessionStarted(e, prevSession)
@@ -100,6 +101,7 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 				text += "\nstderr:\n" + strings.Join(tail, "\n")
 			}
 			m.addBanner("error", text)
+			m.notify("agent exited (" + e.String() + ")")
 		}
 	case acpclient.Notice:
 		level := e.Level
@@ -110,16 +112,6 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 	}
 	m.updateTitle()
 	return tea.Batch(cmds...)
-}
-
-// updateTitle sets the window title: a notice while approvals wait.
-func (m *Model) updateTitle() {
-	name := m.agentLabel()
-	if n := m.pendingApprovals(); n > 0 {
-		m.windowTitle = fmt.Sprintf("acpterm: approval needed (%d) · %s", n, name)
-		return
-	}
-	m.windowTitle = "acpterm · " + name
 }
 
 // agentLabel is the agent's name (and version) for the status bar and title.
