@@ -2,27 +2,20 @@ package netproxy
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/acpterm/acpterm/internal/nettest"
 	"go.uber.org/goleak"
 )
 
@@ -35,88 +28,10 @@ func TestMain(m *testing.M) {
 
 var loopback = netip.MustParseAddr("127.0.0.1")
 
-// testCA is a certificate authority and a leaf for *.acpterm.test (and 127.0.0.1), so TLS
-// clients verify the test "remote" servers like real ones.
-type testCA struct {
-	pool   *x509.CertPool
-	leaf   tls.Certificate
-	caFile string
-}
-
-var (
-	caOnce sync.Once
-	ca     *testCA
-	caErr  error
-)
-
-func getCA(t *testing.T) *testCA {
-	t.Helper()
-	caOnce.Do(func() { ca, caErr = makeCA() })
-	if caErr != nil {
-		t.Fatal(caErr)
-	}
-	return ca
-}
-
-func makeCA() (*testCA, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "acpterm test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, err
-	}
-	caCert, _ := x509.ParseCertificate(caDER)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "acpterm.test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		DNSNames:    []string{"acpterm.test", "*.acpterm.test"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:    x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "acpterm-netproxy-ca-")
-	if err != nil {
-		return nil, err
-	}
-	caFile := filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o644); err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(caCert)
-	return &testCA{pool: pool, leaf: tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, caFile: caFile}, nil
-}
-
 // tlsServer starts an HTTPS "remote" server on 127.0.0.1 with the test CA's certificate.
-func tlsServer(t *testing.T, h http.Handler) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewUnstartedServer(h)
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{getCA(t).leaf}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv
-}
+func tlsServer(t *testing.T, h http.Handler) *httptest.Server { return nettest.TLSServer(t, h) }
 
-func port(t *testing.T, srv *httptest.Server) int {
-	t.Helper()
-	u, _ := url.Parse(srv.URL)
-	ap := netip.MustParseAddrPort(u.Host)
-	return int(ap.Port())
-}
+func port(_ *testing.T, srv *httptest.Server) int { return nettest.Port(srv) }
 
 // harness is a proxy with a scripted policy and a record of every audit record.
 type harness struct {
@@ -187,7 +102,7 @@ func (h *harness) client(t *testing.T) *http.Client {
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", h.ep.SocketPath())
 		},
-		TLSClientConfig:   &tls.Config{RootCAs: getCA(t).pool},
+		TLSClientConfig:   &tls.Config{RootCAs: nettest.GetCA(t).Pool},
 		DisableKeepAlives: true,
 	}
 	t.Cleanup(tr.CloseIdleConnections)

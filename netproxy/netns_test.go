@@ -1,20 +1,20 @@
 package netproxy
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/cgi"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acpterm/acpterm/internal/nettest"
 )
 
 // The netns tests run real tools (curl, git, go, python3) in a new, empty network namespace
@@ -92,21 +92,12 @@ func inNetns(t *testing.T, ep *Endpoint, env []string, argv ...string) (int, str
 	return code, out.String(), errb.String()
 }
 
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Fatalf("%s is not installed (the CI installs it): %v", name, err)
-	}
-	return p
-}
-
 func TestCurlThroughForwarder(t *testing.T) {
-	needTool(t, "curl")
+	nettest.Tool(t, "curl")
 	srv := tlsServer(t, http.HandlerFunc(hello))
 	plain := httpServer(t, http.HandlerFunc(hello))
 	h := newHarness(t, harnessOpts{decide: rules("good.acpterm.test")})
-	cafile := getCA(t).caFile
+	cafile := nettest.GetCA(t).File
 
 	code, out, errs := inNetns(t, h.ep, nil, "curl", "-sS", "--cacert", cafile, fmt.Sprintf("https://good.acpterm.test:%d/x", port(t, srv)))
 	if code != 0 || out != "hello /x" {
@@ -149,8 +140,8 @@ func TestCurlThroughForwarder(t *testing.T) {
 }
 
 func TestDirectSocketHasNoRoute(t *testing.T) {
-	needTool(t, "curl")
-	needTool(t, "python3")
+	nettest.Tool(t, "curl")
+	nettest.Tool(t, "python3")
 	plain := httpServer(t, http.HandlerFunc(hello))
 	h := newHarness(t, harnessOpts{decide: allowAll})
 	// The server listens on the host's 127.0.0.1; inside the namespace 127.0.0.1 is the
@@ -174,10 +165,10 @@ except OSError as e:
 }
 
 func TestPythonUrllibThroughForwarder(t *testing.T) {
-	needTool(t, "python3")
+	nettest.Tool(t, "python3")
 	srv := tlsServer(t, http.HandlerFunc(hello))
 	h := newHarness(t, harnessOpts{decide: rules("py.acpterm.test")})
-	code, out, errs := inNetns(t, h.ep, []string{"SSL_CERT_FILE=" + getCA(t).caFile}, "python3", "-c", fmt.Sprintf(`
+	code, out, errs := inNetns(t, h.ep, []string{"SSL_CERT_FILE=" + nettest.GetCA(t).File}, "python3", "-c", fmt.Sprintf(`
 import urllib.request, urllib.error
 print(urllib.request.urlopen("https://py.acpterm.test:%d/py").read().decode())
 try:
@@ -203,76 +194,34 @@ except OSError as e:
 }
 
 func TestGitSmartHTTPThroughForwarder(t *testing.T) {
-	gitPath := needTool(t, "git")
-	out, err := exec.Command(gitPath, "--exec-path").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
-	root := t.TempDir()
-	gitEnv := []string{"HOME=" + root, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
-	run := func(args ...string) string {
-		cmd := exec.Command(gitPath, args...)
-		cmd.Env = append(os.Environ(), gitEnv...)
-		b, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v: %s", args, err, b)
-		}
-		return strings.TrimSpace(string(b))
-	}
-	run("init", "-q", "-b", "main", filepath.Join(root, "src"))
-	run("-C", filepath.Join(root, "src"), "commit", "-q", "--allow-empty", "-m", "first")
-	sha := run("-C", filepath.Join(root, "src"), "rev-parse", "HEAD")
-	run("clone", "-q", "--bare", filepath.Join(root, "src"), filepath.Join(root, "repo.git"))
-	srv := tlsServer(t, &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}})
+	g := nettest.NewGitServer(t)
 	h := newHarness(t, harnessOpts{decide: rules("git.acpterm.test")})
-	env := append([]string{"GIT_SSL_CAINFO=" + getCA(t).caFile, "GIT_TERMINAL_PROMPT=0"}, gitEnv...)
-	code, stdout, errs := inNetns(t, h.ep, env, "git", "ls-remote", fmt.Sprintf("https://git.acpterm.test:%d/repo.git", port(t, srv)))
-	want := sha + "\tHEAD\n" + sha + "\trefs/heads/main\n"
+	env := append([]string{"GIT_SSL_CAINFO=" + nettest.GetCA(t).File}, nettest.GitEnv(t.TempDir())...)
+	code, stdout, errs := inNetns(t, h.ep, env, "git", "ls-remote", g.URL("git.acpterm.test"))
+	want := g.Head + "\tHEAD\n" + g.Head + "\trefs/heads/main\n"
 	if code != 0 || stdout != want {
 		t.Fatalf("git ls-remote: exit %d, out %q, want %q, err %q", code, stdout, want, errs)
 	}
 	if r := h.record(t); r.Verdict != Allow || r.Host != "git.acpterm.test" || r.Down == 0 {
 		t.Fatalf("record %+v", r)
 	}
-	code, _, errs = inNetns(t, h.ep, env, "git", "ls-remote", fmt.Sprintf("https://elsewhere.acpterm.test:%d/repo.git", port(t, srv)))
+	code, _, errs = inNetns(t, h.ep, env, "git", "ls-remote", g.URL("elsewhere.acpterm.test"))
 	if code != 128 || !strings.Contains(errs, "CONNECT tunnel failed, response 403") {
 		t.Fatalf("git denied: exit %d, err %q", code, errs)
 	}
 }
 
 func TestGoModDownloadThroughForwarder(t *testing.T) {
-	goPath := needTool(t, "go")
-	const mod, ver = "example.acpterm.test/hello", "v1.0.0"
-	gomod := "module " + mod + "\n\ngo 1.21\n"
-	var zb bytes.Buffer
-	zw := zip.NewWriter(&zb)
-	for name, body := range map[string]string{"go.mod": gomod, "hello.go": "package hello\n\nconst Hello = \"hi\"\n"} {
-		w, _ := zw.Create(mod + "@" + ver + "/" + name)
-		w.Write([]byte(body))
-	}
-	zw.Close()
-	srv := tlsServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/" + mod + "/@v/list":
-			fmt.Fprintln(w, ver)
-		case "/" + mod + "/@v/" + ver + ".info":
-			fmt.Fprintf(w, `{"Version":%q,"Time":"2026-01-01T00:00:00Z"}`, ver)
-		case "/" + mod + "/@v/" + ver + ".mod":
-			fmt.Fprint(w, gomod)
-		case "/" + mod + "/@v/" + ver + ".zip":
-			w.Write(zb.Bytes())
-		default:
-			http.NotFound(w, r)
-		}
-	}))
+	goPath := nettest.Tool(t, "go")
+	const mod, ver = nettest.ModulePath, nettest.ModuleVersion
+	srv := nettest.NewModuleProxy(t)
 	h := newHarness(t, harnessOpts{decide: rules("goproxy.acpterm.test")})
 	tmp := t.TempDir()
 	env := []string{
 		"GOPROXY=" + fmt.Sprintf("https://goproxy.acpterm.test:%d", port(t, srv)),
 		"GOSUMDB=off", "GOFLAGS=", "GOTOOLCHAIN=local", "GONOSUMDB=", "GOPRIVATE=", "GONOPROXY=",
 		"HOME=" + tmp, "GOPATH=" + filepath.Join(tmp, "gopath"), "GOMODCACHE=" + filepath.Join(tmp, "modcache"),
-		"GOCACHE=" + filepath.Join(tmp, "cache"), "SSL_CERT_FILE=" + getCA(t).caFile,
+		"GOCACHE=" + filepath.Join(tmp, "cache"), "SSL_CERT_FILE=" + nettest.GetCA(t).File,
 	}
 	code, out, errs := inNetns(t, h.ep, env, goPath, "mod", "download", "-json", mod+"@"+ver)
 	if code != 0 {
@@ -282,7 +231,7 @@ func TestGoModDownloadThroughForwarder(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Version != ver || res.Error != "" {
 		t.Fatalf("go mod download -json: %q (%v)", out, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(res.Dir, "hello.go")); err != nil || !strings.Contains(string(b), `"hi"`) {
+	if b, err := os.ReadFile(filepath.Join(res.Dir, "hello.go")); err != nil || string(b) != nettest.ModuleSource {
 		t.Fatalf("downloaded module: %q %v", b, err)
 	}
 	r := h.record(t)
