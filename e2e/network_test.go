@@ -15,6 +15,11 @@ import (
 // resolver (ACPTERM_TEST_RESOLVE, names under acpterm.test only) maps the test's host names
 // to it.
 
+// helloHandler answers "hello from HOST/PATH" (the Host header the client sent).
+func helloHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "hello from %s%s", r.Host, r.URL.Path) })
+}
+
 // netEnv is an env whose config runs commands in the sandbox with network "proxy", lets curl
 // run unasked, and applies the given [policy.network] lines; srv's port is returned.
 func netEnv(t *testing.T, network string) (*testEnv, int) {
@@ -22,7 +27,7 @@ func netEnv(t *testing.T, network string) (*testEnv, int) {
 	if os.Geteuid() != 0 {
 		t.Skip("the sandbox's namespaces need root here (CI runs as root)")
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "hello from %s%s", r.Host, r.URL.Path) }))
+	srv := httptest.NewServer(helloHandler())
 	t.Cleanup(srv.Close)
 	e := newEnv(t)
 	e.extraEnv = append(e.extraEnv, "ACPTERM_TEST_RESOLVE=*.acpterm.test=127.0.0.1")
@@ -115,7 +120,7 @@ deny = ["evil.acpterm.test"]`)
 
 // A sandboxed agent ([sandbox] agent = true) goes through the same proxy: its model API host
 // (here named by agent_allow) is reached unasked, anything else is decided like a command's
-// connection (headless --approve deny: refused).
+// connection (headless --approve deny: refused), and a direct connection has no route.
 func TestHeadlessSandboxedAgentNetwork(t *testing.T) {
 	e, port := netEnv(t, `agent_allow = ["model.acpterm.test"]`)
 	cfg := e.configD + "/acpterm/config.toml"
@@ -124,7 +129,8 @@ func TestHeadlessSandboxedAgentNetwork(t *testing.T) {
 	agent := scriptAgent(t)
 	r := e.run("--headless", "--approve", "deny",
 		"--prompt", fmt.Sprintf("netget http://model.acpterm.test:%d/v1/messages", port),
-		"--prompt", fmt.Sprintf("netget http://exfil.acpterm.test:%d/upload", port), "--", agent)
+		"--prompt", fmt.Sprintf("netget http://exfil.acpterm.test:%d/upload", port),
+		"--prompt", fmt.Sprintf("netdial 127.0.0.1:%d", port), "--", agent)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -133,6 +139,8 @@ func TestHeadlessSandboxedAgentNetwork(t *testing.T) {
 		fmt.Sprintf(`[permission] fetch "connect to exfil.acpterm.test:%d" → deny (--approve deny: [policy.network] unmatched)`, port),
 		fmt.Sprintf("netget 403 acpterm: connection to exfil.acpterm.test:%d refused by [policy.network] (refused by headless --approve)", port),
 		fmt.Sprintf("[notice] warn: refused the agent's connection to exfil.acpterm.test:%d (refused by headless --approve)", port),
+		// Around the proxy: the agent's namespace has only its own loopback, where nothing listens.
+		fmt.Sprintf("netdial error dial tcp 127.0.0.1:%d: connect: connection refused", port),
 	} {
 		if !strings.Contains(r.stdout, w) {
 			t.Fatalf("headless output lacks %q:\n%s", w, r.stdout)
@@ -143,5 +151,29 @@ func TestHeadlessSandboxedAgentNetwork(t *testing.T) {
 		if !strings.Contains(audit, w) {
 			t.Fatalf("audit lacks %s:\n%s", w, audit)
 		}
+	}
+}
+
+// An allowed name that resolves to a non-public address (DNS rebinding: here every test name
+// resolves to 127.0.0.1) is refused unless an allow rule names it exactly; so is an IP
+// literal, even with unmatched = "allow".
+func TestHeadlessNetworkRebindingRefused(t *testing.T) {
+	e, port := netEnv(t, `allow = ["exact.acpterm.test", "*.wild.acpterm.test"]
+unmatched = "allow"`)
+	line := fmt.Sprintf("termnoperm curl -sS http://exact.acpterm.test:%[1]d/a; echo; curl -sS http://x.wild.acpterm.test:%[1]d/b; echo; "+
+		"curl -sS http://other.acpterm.test:%[1]d/c; echo; curl -sS --noproxy '' http://127.0.0.1:%[1]d/d", port)
+	r := e.run("--headless", "--prompt", line, "--", scriptAgent(t))
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	refused := func(host string) string {
+		return fmt.Sprintf("acpterm: connection to %[1]s:%[2]d refused by [policy.network] (non-public address: 127.0.0.1 (loopback); "+
+			"only an allow rule naming %[1]s exactly reaches it)", host, port)
+	}
+	// The 403 bodies end with a newline, the hello does not; echo adds one after each.
+	want := fmt.Sprintf("hello from exact.acpterm.test:%d/a\n", port) + refused("x.wild.acpterm.test") + "\n\n" +
+		refused("other.acpterm.test") + "\n\n" + refused("127.0.0.1") + "\n"
+	if w := fmt.Sprintf("exit=0 truncated=false output=%q", want); !strings.Contains(r.stdout, w) {
+		t.Fatalf("headless output lacks %s:\n%s", w, r.stdout)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -488,6 +489,14 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		a.say(fmt.Sprintf("netget %d %s", resp.StatusCode, strings.TrimSpace(string(body))))
+	case "netdial": // netdial HOST:PORT: a TCP connection by the agent process itself, ignoring any proxy
+		c, err := net.DialTimeout("tcp", arg, 10*time.Second)
+		if err != nil {
+			a.say("netdial error " + err.Error())
+			break
+		}
+		c.Close()
+		a.say("netdial connected " + arg)
 	case "blocks": // report the prompt's content blocks
 		var kinds []string
 		for _, b := range blocks {
