@@ -18,6 +18,8 @@ import (
 
 	"github.com/coder/acp-go-sdk"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acpterm/acpterm/internal/mcptest"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer goroutine and a reading test.
@@ -43,13 +45,13 @@ func (s *syncBuffer) String() string {
 // MCP server the way an agent connects: through the agent, which starts acpterm's stdio bridge
 // as its child (the scripted agent relays a unix socket of the test to the bridge's stdio).
 type mcpRun struct {
-	t      *testing.T
-	e      *testEnv
-	cmd    *exec.Cmd
-	out    *syncBuffer
-	cs     *mcp.ClientSession
-	record string // the mcpServers the agent got
-	done   chan struct{}
+	mcptest.Client // CS is nil until connected, and again after stop
+	t              *testing.T
+	e              *testEnv
+	cmd            *exec.Cmd
+	out            *syncBuffer
+	record         string // the mcpServers the agent got
+	done           chan struct{}
 }
 
 // waitFile waits until path exists.
@@ -74,6 +76,7 @@ func startMCPRun(t *testing.T, e *testEnv, extraEnv []string, args ...string) *m
 	all := append([]string{"--headless", "--cwd", e.project}, args...)
 	all = append(all, "--prompt", "slow", "--", scriptAgent(t))
 	r := &mcpRun{t: t, e: e, out: &syncBuffer{}, record: rec, done: make(chan struct{})}
+	r.Client = mcptest.Client{TB: t, Context: r.out.String}
 	r.cmd = exec.Command(binary, all...)
 	r.cmd.Env = e.vars()
 	r.cmd.Dir = e.project
@@ -94,7 +97,7 @@ func startMCPRun(t *testing.T, e *testEnv, extraEnv []string, args ...string) *m
 			t.Fatal(err)
 		}
 		c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-		r.cs, err = c.Connect(context.Background(), &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+		r.CS, err = c.Connect(context.Background(), &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
 		if err != nil {
 			t.Fatalf("MCP connect through the bridge: %v\n%s", err, r.out.String())
 		}
@@ -118,9 +121,9 @@ func (r *mcpRun) servers() []acp.McpServer {
 
 // stop ends acpterm as a signal does (orderly shutdown) and waits for it.
 func (r *mcpRun) stop() {
-	if r.cs != nil {
-		_ = r.cs.Close()
-		r.cs = nil
+	if r.CS != nil {
+		_ = r.CS.Close()
+		r.CS = nil
 	}
 	select {
 	case <-r.done:
@@ -137,55 +140,12 @@ func (r *mcpRun) stop() {
 	}
 }
 
-func (r *mcpRun) call(name string, args any) (map[string]any, bool) {
-	r.t.Helper()
-	res, err := r.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		r.t.Fatalf("%s: %v\n%s", name, err, r.out.String())
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		r.t.Fatalf("%s: %s", name, b)
-	}
-	return m, res.IsError
-}
-
-func (r *mcpRun) ok(name string, args any) map[string]any {
-	r.t.Helper()
-	m, isErr := r.call(name, args)
-	if isErr {
-		r.t.Fatalf("%s(%v): error %v", name, args, m)
-	}
-	return m
-}
-
-func (r *mcpRun) fail(name string, args any, code string) map[string]any {
-	r.t.Helper()
-	m, isErr := r.call(name, args)
-	if !isErr || m["code"] != code {
-		r.t.Fatalf("%s(%v): want %s, got %v", name, args, code, m)
-	}
-	return m
-}
-
-func rows(m map[string]any) []string {
-	if s, ok := m["snapshot"].(map[string]any); ok {
-		m = s
-	}
-	var out []string
-	for _, l := range m["screen"].([]any) {
-		out = append(out, l.(string))
-	}
-	return out
-}
-
 // until snapshots terminal id until a row contains s.
 func (r *mcpRun) until(id, s string) []string {
 	r.t.Helper()
 	var got []string
 	for range 50 {
-		got = rows(r.ok("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 50}))
+		got = mcptest.Screen(r.OK("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 50}))
 		if slices.ContainsFunc(got, func(row string) bool { return strings.Contains(row, s) }) {
 			return got
 		}
@@ -221,54 +181,54 @@ func TestMCPToolsThroughTheBinary(t *testing.T) {
 	}
 
 	// A prompt, then text and Enter answered by python.
-	m := r.ok("terminal_start", map[string]any{"command": "python3 -q", "cols": 60, "rows": 8})
+	m := r.OK("terminal_start", map[string]any{"command": "python3 -q", "cols": 60, "rows": 8})
 	py := m["sessionId"].(string)
 	r.until(py, ">>>")
-	in := r.ok("terminal_input", map[string]any{"sessionId": py, "settleMs": 300, "actions": []any{
+	in := r.OK("terminal_input", map[string]any{"sessionId": py, "settleMs": 300, "actions": []any{
 		act("type", "text", "text", "print(6*7)"), act("type", "key", "key", "Enter")}})
-	if got := rows(in); got[0] != ">>> print(6*7)" || got[1] != "42" || in["actionsCompleted"] != 2.0 || in["inputSent"] != true {
+	if got := mcptest.Screen(in); got[0] != ">>> print(6*7)" || got[1] != "42" || in["actionsCompleted"] != 2.0 || in["inputSent"] != true {
 		t.Fatalf("python: %q %v", got, in["actionsCompleted"])
 	}
 
 	// Arrow and modified keys into cat -v.
-	cat := r.ok("terminal_start", map[string]any{"command": "stty -icanon -echo; echo go; cat -v", "cols": 60, "rows": 4})["sessionId"].(string)
+	cat := r.OK("terminal_start", map[string]any{"command": "stty -icanon -echo; echo go; cat -v", "cols": 60, "rows": 4})["sessionId"].(string)
 	r.until(cat, "go")
-	in = r.ok("terminal_input", map[string]any{"sessionId": cat, "actions": []any{
+	in = r.OK("terminal_input", map[string]any{"sessionId": cat, "actions": []any{
 		act("type", "key", "key", "Up"), act("type", "key", "key", "Down"), act("type", "key", "key", "Right", "modifiers", []string{"Shift"}),
 		act("type", "key", "key", "Enter")}})
-	if got := rows(in); got[1] != "^[[A^[[B^[[1;2C" {
+	if got := mcptest.Screen(in); got[1] != "^[[A^[[B^[[1;2C" {
 		t.Fatalf("cat -v: %q", got)
 	}
 
 	// Resize seen by stty size.
-	stID := r.ok("terminal_start", map[string]any{"command": "stty size; read x; stty size; sleep 60", "cols": 30, "rows": 5})["sessionId"].(string)
+	stID := r.OK("terminal_start", map[string]any{"command": "stty size; read x; stty size; sleep 60", "cols": 30, "rows": 5})["sessionId"].(string)
 	if got := r.until(stID, "5 30"); got[0] != "5 30" {
 		t.Fatalf("stty: %q", got)
 	}
-	r.ok("terminal_resize", map[string]any{"sessionId": stID, "cols": 44, "rows": 7})
-	if got := rows(r.ok("terminal_input", map[string]any{"sessionId": stID, "actions": []any{act("type", "key", "key", "Enter")}})); got[2] != "7 44" {
+	r.OK("terminal_resize", map[string]any{"sessionId": stID, "cols": 44, "rows": 7})
+	if got := mcptest.Screen(r.OK("terminal_input", map[string]any{"sessionId": stID, "actions": []any{act("type", "key", "key", "Enter")}})); got[2] != "7 44" {
 		t.Fatalf("stty after resize: %q", got)
 	}
-	r.fail("terminal_resize", map[string]any{"sessionId": stID, "cols": 501, "rows": 7}, "INVALID_INPUT")
+	r.Fail("terminal_resize", map[string]any{"sessionId": stID, "cols": 501, "rows": 7}, "INVALID_INPUT")
 
 	// Alternate screen in and out (less).
 	f := filepath.Join(e.project, "notes.txt")
 	if err := os.WriteFile(f, []byte("alpha\nbeta\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ls := r.ok("terminal_start", map[string]any{"command": "echo before; less notes.txt; echo after; sleep 60", "cols": 40, "rows": 5})["sessionId"].(string)
+	ls := r.OK("terminal_start", map[string]any{"command": "echo before; less notes.txt; echo after; sleep 60", "cols": 40, "rows": 5})["sessionId"].(string)
 	r.until(ls, "beta")
-	if s := r.ok("terminal_snapshot", map[string]any{"sessionId": ls}); s["buffer"] != "alternate" {
+	if s := r.OK("terminal_snapshot", map[string]any{"sessionId": ls}); s["buffer"] != "alternate" {
 		t.Fatalf("less: %v", s["buffer"])
 	}
-	r.ok("terminal_input", map[string]any{"sessionId": ls, "actions": []any{act("type", "key", "key", "q")}})
+	r.OK("terminal_input", map[string]any{"sessionId": ls, "actions": []any{act("type", "key", "key", "q")}})
 	if got := r.until(ls, "after"); got[0] != "before" || got[1] != "after" {
 		t.Fatalf("after less: %q", got)
 	}
-	if s := r.ok("terminal_snapshot", map[string]any{"sessionId": ls}); s["buffer"] != "normal" {
+	if s := r.OK("terminal_snapshot", map[string]any{"sessionId": ls}); s["buffer"] != "normal" {
 		t.Fatalf("after less: %v", s["buffer"])
 	}
-	r.ok("terminal_close", map[string]any{"sessionId": ls})
+	r.OK("terminal_close", map[string]any{"sessionId": ls})
 
 	// Paste with bracketed paste on, and an SGR mouse click (python reporting its input).
 	echo := `python3 -c '
@@ -278,25 +238,25 @@ sys.stdout.write("\033[?2004h\033[?1000h\033[?1006hREADY\r\n"); sys.stdout.flush
 while True:
     sys.stdout.write(repr(os.read(0, 1024)) + "\r\n"); sys.stdout.flush()
 '`
-	ec := r.ok("terminal_start", map[string]any{"command": echo, "cols": 70, "rows": 6})["sessionId"].(string)
+	ec := r.OK("terminal_start", map[string]any{"command": echo, "cols": 70, "rows": 6})["sessionId"].(string)
 	r.until(ec, "READY")
-	in = r.ok("terminal_input", map[string]any{"sessionId": ec, "actions": []any{
+	in = r.OK("terminal_input", map[string]any{"sessionId": ec, "actions": []any{
 		act("type", "paste", "text", "one\ntwo"), act("type", "wait"),
 		act("type", "mouse", "event", "click", "row", 2, "column", 5)}})
-	if got := rows(in); got[1] != `b'\x1b[200~one\rtwo\x1b[201~'` || got[2] != `b'\x1b[<0;5;2M\x1b[<0;5;2m'` {
+	if got := mcptest.Screen(in); got[1] != `b'\x1b[200~one\rtwo\x1b[201~'` || got[2] != `b'\x1b[<0;5;2M\x1b[<0;5;2m'` {
 		t.Fatalf("paste and click: %q", got)
 	}
 
 	// A spinner never settles: settled false at the 1 s cap, SCREEN_NOT_SETTLED when strict.
-	sp := r.ok("terminal_start", map[string]any{"command": `while :; do for c in - / '|'; do printf '\r%s' "$c"; sleep 0.05; done; done`, "cols": 10, "rows": 2})
+	sp := r.OK("terminal_start", map[string]any{"command": `while :; do for c in - / '|'; do printf '\r%s' "$c"; sleep 0.05; done; done`, "cols": 10, "rows": 2})
 	if sp["settled"] != false {
 		t.Fatalf("spinner settled: %v", sp)
 	}
-	r.fail("terminal_snapshot", map[string]any{"sessionId": sp["sessionId"], "settleTimeoutMs": 300}, "SCREEN_NOT_SETTLED")
-	r.ok("terminal_close", map[string]any{"sessionId": sp["sessionId"]})
+	r.Fail("terminal_snapshot", map[string]any{"sessionId": sp["sessionId"], "settleTimeoutMs": 300}, "SCREEN_NOT_SETTLED")
+	r.OK("terminal_close", map[string]any{"sessionId": sp["sessionId"]})
 
 	// A denied start names the rule and starts nothing; limits are checked before any effect.
-	d := r.fail("terminal_start", map[string]any{"command": "sudo true", "cols": 20, "rows": 3}, "POLICY_DENIED")
+	d := r.Fail("terminal_start", map[string]any{"command": "sudo true", "cols": 20, "rows": 3}, "POLICY_DENIED")
 	if msg := d["message"].(string); !strings.Contains(msg, "rule: ") || d["rule"] == "" {
 		t.Fatalf("denial: %v", d)
 	}
@@ -304,17 +264,17 @@ while True:
 	for i := range many {
 		many[i] = act("type", "text", "text", "x")
 	}
-	r.fail("terminal_input", map[string]any{"sessionId": py, "actions": many}, "INVALID_INPUT")
-	r.fail("terminal_start", map[string]any{"command": "true", "cols": 20, "rows": 201}, "INVALID_INPUT")
+	r.Fail("terminal_input", map[string]any{"sessionId": py, "actions": many}, "INVALID_INPUT")
+	r.Fail("terminal_start", map[string]any{"command": "true", "cols": 20, "rows": 201}, "INVALID_INPUT")
 
 	// Close twice.
-	if c := r.ok("terminal_close", map[string]any{"sessionId": cat}); c["closed"] != true {
+	if c := r.OK("terminal_close", map[string]any{"sessionId": cat}); c["closed"] != true {
 		t.Fatalf("close: %v", c)
 	}
-	if c := r.ok("terminal_close", map[string]any{"sessionId": cat}); c["closed"] != false {
+	if c := r.OK("terminal_close", map[string]any{"sessionId": cat}); c["closed"] != false {
 		t.Fatalf("second close: %v", c)
 	}
-	list := r.ok("terminal_list", map[string]any{})["sessions"].([]any)
+	list := r.OK("terminal_list", map[string]any{})["sessions"].([]any)
 	if len(list) != 3 { // python, stty, the input echo
 		t.Fatalf("list: %v", list)
 	}
@@ -383,8 +343,8 @@ func TestMCPHTTPForHTTPAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.cs = cs
-	m := r.ok("terminal_start", map[string]any{"command": "echo over http", "cols": 20, "rows": 2})
+	r.CS = cs
+	m := r.OK("terminal_start", map[string]any{"command": "echo over http", "cols": 20, "rows": 2})
 	if got := r.until(m["sessionId"].(string), "over http"); got[0] != "over http" {
 		t.Fatalf("http start: %v", m)
 	}
@@ -421,7 +381,8 @@ func TestMCPAskedStartAnsweredInTUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &mcpRun{t: t, e: e, cs: cs, out: &syncBuffer{}}
+	r := &mcpRun{t: t, e: e, out: &syncBuffer{}}
+	r.Client = mcptest.Client{TB: t, CS: cs, Context: r.out.String}
 	type res struct {
 		m     map[string]any
 		isErr bool
@@ -462,7 +423,7 @@ func TestMCPAskedStartAnsweredInTUI(t *testing.T) {
 	tm.waitFor("agent-driven")
 	r.until(id, ">>>")
 	// The agent types: the user sees it in the pane.
-	r.ok("terminal_input", map[string]any{"sessionId": id, "actions": []any{
+	r.OK("terminal_input", map[string]any{"sessionId": id, "actions": []any{
 		act("type", "text", "text", "print(2+3)"), act("type", "key", "key", "Enter")}})
 	tm.waitFor(">>> print(2+3)")
 	// The user types into the pane: the agent sees it in its next snapshot.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/acpterm/acpterm/internal/mcptest"
 	"github.com/acpterm/acpterm/terminals"
 )
 
@@ -147,28 +148,7 @@ func procCPU(pid int) time.Duration {
 
 func benchCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
 	b.Helper()
-	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, _ := json.Marshal(r.StructuredContent)
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	if r.IsError {
-		b.Fatalf("%s: %v", name, m)
-	}
-	return m
-}
-
-func benchRows(m map[string]any) []string {
-	if s, ok := m["snapshot"].(map[string]any); ok {
-		m = s
-	}
-	var out []string
-	for _, l := range m["screen"].([]any) {
-		out = append(out, l.(string))
-	}
-	return out
+	return (&mcptest.Client{TB: b, CS: cs}).OK(name, args)
 }
 
 // BenchmarkCompare measures, as an MCP client sees them over a stream, the round trip of a
@@ -191,7 +171,7 @@ func BenchmarkCompare(b *testing.B) {
 			cs, cpu := benchClient(b, peer)
 			m := benchCall(b, cs, "terminal_start", map[string]any{"command": paint200x50, "cols": 200, "rows": 50,
 				"settleMs": 300, "settleTimeoutMs": 20000})
-			if rows := benchRows(m); !strings.HasPrefix(rows[49], "r49c000") {
+			if rows := mcptest.Screen(m); !strings.HasPrefix(rows[49], "r49c000") {
 				b.Fatalf("not painted: %q", rows[49])
 			}
 			id := m["sessionId"]
@@ -217,7 +197,7 @@ func BenchmarkCompare(b *testing.B) {
 				if s, ok := r["snapshot"].(map[string]any); ok {
 					r = s
 				}
-				rows := benchRows(r)
+				rows := mcptest.Screen(r)
 				cur := r["cursor"].(map[string]any)
 				return len(rows[int(cur["row"].(float64))-1]) == n
 			}
@@ -238,7 +218,7 @@ func BenchmarkCompare(b *testing.B) {
 						late++
 					}
 					if i > 200 {
-						b.Fatalf("the echo never appeared: %v", benchRows(r))
+						b.Fatalf("the echo never appeared: %v", mcptest.Screen(r))
 					}
 					r = benchCall(b, cs, "terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0})
 				}

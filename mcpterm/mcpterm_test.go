@@ -2,7 +2,6 @@ package mcpterm
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/acpterm/acpterm/internal/mcptest"
 	"github.com/acpterm/acpterm/terminals"
 )
 
@@ -59,9 +59,11 @@ func directLauncher(m *terminals.Manager) Launcher {
 	}
 }
 
+// client is a go-sdk client session connected to a Service (Call, OK, Fail) and the helpers
+// the tests build on it.
 type client struct {
-	t  *testing.T
-	cs *mcp.ClientSession
+	mcptest.Client
+	t *testing.T
 }
 
 // connect runs a Service over in-memory transports with a go-sdk client.
@@ -94,55 +96,7 @@ func connect(t *testing.T, launch func(*terminals.Manager) Launcher) (*client, *
 		svc.Close()
 		_ = m.Close()
 	})
-	return &client{t: t, cs: cs}, svc, &audited
-}
-
-// call runs a tool and returns its structured content as a map, and whether it was an error.
-func (c *client) call(name string, args any) (map[string]any, string, bool) {
-	c.t.Helper()
-	res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		c.t.Fatalf("%s: %v", name, err)
-	}
-	var m map[string]any
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &m); err != nil {
-		c.t.Fatalf("%s: structured content %s: %v", name, b, err)
-	}
-	text := ""
-	if len(res.Content) == 1 {
-		text = res.Content[0].(*mcp.TextContent).Text
-	}
-	return m, text, res.IsError
-}
-
-func (c *client) ok(name string, args any) (map[string]any, string) {
-	c.t.Helper()
-	m, text, isErr := c.call(name, args)
-	if isErr {
-		c.t.Fatalf("%s(%v): error %v", name, args, m)
-	}
-	return m, text
-}
-
-func (c *client) fail(name string, args any, code string) map[string]any {
-	c.t.Helper()
-	m, _, isErr := c.call(name, args)
-	if !isErr || m["code"] != code {
-		c.t.Fatalf("%s(%v): want error %s, got %v", name, args, code, m)
-	}
-	return m
-}
-
-func screen(m map[string]any) []string {
-	if s, ok := m["snapshot"].(map[string]any); ok {
-		m = s
-	}
-	var out []string
-	for _, l := range m["screen"].([]any) {
-		out = append(out, l.(string))
-	}
-	return out
+	return &client{Client: mcptest.Client{TB: t, CS: cs}, t: t}, svc, &audited
 }
 
 func (c *client) start(cmd string, cols, rows int, extra map[string]any) (string, map[string]any) {
@@ -151,7 +105,7 @@ func (c *client) start(cmd string, cols, rows int, extra map[string]any) (string
 	for k, v := range extra {
 		args[k] = v
 	}
-	m, _ := c.ok("terminal_start", args)
+	m := c.OK("terminal_start", args)
 	return m["sessionId"].(string), m
 }
 
@@ -160,8 +114,8 @@ func (c *client) waitScreen(id string, want func([]string) bool) []string {
 	c.t.Helper()
 	var rows []string
 	for range 40 {
-		m, _ := c.ok("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 50})
-		if rows = screen(m); want(rows) {
+		m := c.OK("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 50})
+		if rows = mcptest.Screen(m); want(rows) {
 			return rows
 		}
 	}
@@ -174,7 +128,7 @@ func (c *client) waitStatus(id, want string) map[string]any {
 	c.t.Helper()
 	var m map[string]any
 	for range 40 {
-		if m, _ = c.ok("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 50}); m["status"] == want {
+		if m = c.OK("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 50}); m["status"] == want {
 			return m
 		}
 	}
@@ -191,11 +145,11 @@ func contains(s string) func([]string) bool {
 func TestStartSnapshotOfAPrompt(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
 	id, m := c.start(`printf '\033[1;32mREADY\033[0m> '; read x; echo "got $x"; sleep 30`, 20, 3, nil)
-	if screen(m)[0] != "READY>" { // a slow machine: the shell had not printed yet
+	if mcptest.Screen(m)[0] != "READY>" { // a slow machine: the shell had not printed yet
 		c.waitScreen(id, contains("READY>"))
-		m, _ = c.ok("terminal_snapshot", map[string]any{"sessionId": id})
+		m = c.OK("terminal_snapshot", map[string]any{"sessionId": id})
 	}
-	rows := screen(m)
+	rows := mcptest.Screen(m)
 	if len(rows) != 3 || rows[0] != "READY>" || rows[1] != "" || rows[2] != "" {
 		t.Fatalf("screen %q", rows)
 	}
@@ -221,18 +175,21 @@ func TestStartSnapshotOfAPrompt(t *testing.T) {
 	if mouse := m["mouse"].(map[string]any); mouse["tracking"] != "none" || mouse["encoding"] != "legacy" {
 		t.Fatalf("mouse %v", mouse)
 	}
-	_, text := c.ok("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0})
+	_, text, isErr := c.Call("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0})
+	if isErr {
+		t.Fatalf("terminal_snapshot: error %s", text)
+	}
 	for _, want := range []string{"\n1: READY>\n2: \n3: \n", "spans (row: column[-column]=style):\n1: 1-5=s1", "sessionId " + id} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("readable text lacks %q:\n%s", want, text)
 		}
 	}
-	in, _ := c.ok("terminal_input", map[string]any{"sessionId": id, "actions": []any{
+	in := c.OK("terminal_input", map[string]any{"sessionId": id, "actions": []any{
 		map[string]any{"type": "text", "text": "hi"}, map[string]any{"type": "key", "key": "Enter"}}})
 	if in["actionsCompleted"] != 2.0 || in["inputSent"] != true {
 		t.Fatalf("input result %v", in)
 	}
-	if rows := screen(in); rows[1] != "got hi" {
+	if rows := mcptest.Screen(in); rows[1] != "got hi" {
 		t.Fatalf("after input: %q", rows)
 	}
 }
@@ -241,9 +198,9 @@ func TestTextAndEnterIntoPython(t *testing.T) {
 	c, _, audited := connect(t, directLauncher)
 	id, _ := c.start("python3 -q", 60, 10, nil)
 	c.waitScreen(id, contains(">>>"))
-	m, _ := c.ok("terminal_input", map[string]any{"sessionId": id, "settleMs": 300, "actions": []any{
+	m := c.OK("terminal_input", map[string]any{"sessionId": id, "settleMs": 300, "actions": []any{
 		map[string]any{"type": "text", "text": "print(6*7)"}, map[string]any{"type": "key", "key": "Enter"}}})
-	rows := screen(m)
+	rows := mcptest.Screen(m)
 	if rows[0] != ">>> print(6*7)" || rows[1] != "42" || rows[2] != ">>>" {
 		t.Fatalf("screen %q", rows)
 	}
@@ -256,11 +213,11 @@ func TestArrowKeysIntoCatV(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
 	id, _ := c.start("stty -icanon -echo; echo go; cat -v", 60, 5, nil)
 	c.waitScreen(id, contains("go"))
-	m, _ := c.ok("terminal_input", map[string]any{"sessionId": id, "actions": []any{
+	m := c.OK("terminal_input", map[string]any{"sessionId": id, "actions": []any{
 		map[string]any{"type": "key", "key": "Up"}, map[string]any{"type": "key", "key": "Left", "modifiers": []string{"Ctrl"}},
 		map[string]any{"type": "key", "key": "F5"}, map[string]any{"type": "key", "key": "Tab", "modifiers": []string{"Shift"}},
 		map[string]any{"type": "key", "key": "x", "modifiers": []string{"Alt"}}, map[string]any{"type": "key", "key": "Enter"}}})
-	if rows := screen(m); rows[1] != "^[[A^[[1;5D^[[15~^[[Z^[x" {
+	if rows := mcptest.Screen(m); rows[1] != "^[[A^[[1;5D^[[15~^[[Z^[x" {
 		t.Fatalf("screen %q", rows)
 	}
 }
@@ -271,17 +228,17 @@ func TestResizeSeenByStty(t *testing.T) {
 	if rows := c.waitScreen(id, contains(" ")); rows[0] != "6 30" {
 		t.Fatalf("start: %q", rows)
 	}
-	r, _ := c.ok("terminal_resize", map[string]any{"sessionId": id, "cols": 50, "rows": 8})
-	if r["cols"] != 50.0 || r["rows"] != 8.0 || len(screen(r)) != 8 {
+	r := c.OK("terminal_resize", map[string]any{"sessionId": id, "cols": 50, "rows": 8})
+	if r["cols"] != 50.0 || r["rows"] != 8.0 || len(mcptest.Screen(r)) != 8 {
 		t.Fatalf("resize result %v", r)
 	}
-	in, _ := c.ok("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "key", "key": "Enter"}}})
-	if rows := screen(in); rows[2] != "8 50" {
+	in := c.OK("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "key", "key": "Enter"}}})
+	if rows := mcptest.Screen(in); rows[2] != "8 50" {
 		t.Fatalf("after resize: %q", rows)
 	}
-	c.fail("terminal_resize", map[string]any{"sessionId": id, "cols": 1, "rows": 8}, CodeInvalidInput)
-	c.fail("terminal_resize", map[string]any{"sessionId": id, "cols": 501, "rows": 8}, CodeInvalidInput)
-	c.fail("terminal_resize", map[string]any{"sessionId": id, "cols": 80, "rows": 201}, CodeInvalidInput)
+	c.Fail("terminal_resize", map[string]any{"sessionId": id, "cols": 1, "rows": 8}, CodeInvalidInput)
+	c.Fail("terminal_resize", map[string]any{"sessionId": id, "cols": 501, "rows": 8}, CodeInvalidInput)
+	c.Fail("terminal_resize", map[string]any{"sessionId": id, "cols": 80, "rows": 201}, CodeInvalidInput)
 }
 
 func TestAlternateScreenInAndOut(t *testing.T) {
@@ -293,15 +250,15 @@ func TestAlternateScreenInAndOut(t *testing.T) {
 	}
 	id, _ := c.start("echo before; less "+f+"; echo after; sleep 30", 40, 6, nil)
 	rows := c.waitScreen(id, contains("second line"))
-	m, _ := c.ok("terminal_snapshot", map[string]any{"sessionId": id})
+	m := c.OK("terminal_snapshot", map[string]any{"sessionId": id})
 	if m["buffer"] != "alternate" || rows[0] != "first line" {
 		t.Fatalf("in less: buffer %v screen %q", m["buffer"], rows)
 	}
-	c.ok("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "key", "key": "q"}}})
+	c.OK("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "key", "key": "q"}}})
 	if rows := c.waitScreen(id, contains("after")); rows[0] != "before" || rows[1] != "after" {
 		t.Fatalf("after q: %q", rows)
 	}
-	if s, _ := c.ok("terminal_snapshot", map[string]any{"sessionId": id}); s["buffer"] != "normal" {
+	if s := c.OK("terminal_snapshot", map[string]any{"sessionId": id}); s["buffer"] != "normal" {
 		t.Fatalf("after q: %v", s["buffer"])
 	}
 }
@@ -321,9 +278,9 @@ func TestPasteWithBracketedPaste(t *testing.T) {
 	c, _, audited := connect(t, directLauncher)
 	id, _ := c.start(echoInput+`'\033[?2004h'`, 80, 6, nil)
 	c.waitScreen(id, contains("READY"))
-	m, _ := c.ok("terminal_input", map[string]any{"sessionId": id, "actions": []any{
+	m := c.OK("terminal_input", map[string]any{"sessionId": id, "actions": []any{
 		map[string]any{"type": "paste", "text": "a\nb\r\nc"}}})
-	if rows := screen(m); rows[1] != `b'\x1b[200~a\rb\rc\x1b[201~'` {
+	if rows := mcptest.Screen(m); rows[1] != `b'\x1b[200~a\rb\rc\x1b[201~'` {
 		t.Fatalf("screen %q", rows)
 	}
 	if len(*audited) != 1 || (*audited)[0] != "paste:17:\x1b[200~a\rb\rc\x1b[201" {
@@ -335,26 +292,26 @@ func TestMouseClickSGR(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
 	id, _ := c.start(echoInput+`'\033[?1000h\033[?1006h'`, 80, 6, nil)
 	c.waitScreen(id, contains("READY"))
-	m, _ := c.ok("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0})
+	m := c.OK("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0})
 	if mouse := m["mouse"].(map[string]any); mouse["tracking"] != "vt200" || mouse["encoding"] != "sgr" {
 		t.Fatalf("mouse %v", mouse)
 	}
-	in, _ := c.ok("terminal_input", map[string]any{"sessionId": id, "actions": []any{
+	in := c.OK("terminal_input", map[string]any{"sessionId": id, "actions": []any{
 		map[string]any{"type": "mouse", "event": "click", "row": 3, "column": 7, "button": "right", "modifiers": []string{"Ctrl"}},
 		map[string]any{"type": "wait"},
 		map[string]any{"type": "mouse", "event": "scroll", "row": 1, "column": 1, "direction": "down", "count": 2}}})
-	rows := screen(in)
+	rows := mcptest.Screen(in)
 	if rows[1] != `b'\x1b[<18;7;3M\x1b[<18;7;3m'` || rows[2] != `b'\x1b[<65;1;1M\x1b[<65;1;1M'` {
 		t.Fatalf("screen %q", rows)
 	}
-	c.fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{
+	c.Fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{
 		map[string]any{"type": "mouse", "event": "click", "row": 7, "column": 1}}}, CodeInvalidInput)
 }
 
 func TestMouseWithoutReportingFails(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
 	id, _ := c.start("sleep 30", 20, 4, map[string]any{"settleMs": 0})
-	m := c.fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{
+	m := c.Fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{
 		map[string]any{"type": "text", "text": "x"},
 		map[string]any{"type": "mouse", "event": "click", "row": 1, "column": 1}}}, CodeUnsupportedInput)
 	if m["actionsCompleted"] != 1.0 || m["inputSent"] != true || m["failedActionIndex"] != 1.0 || m["latestSnapshot"] == nil {
@@ -374,27 +331,27 @@ func TestSettleOnASpinner(t *testing.T) {
 		t.Fatalf("returned after %v, before the 1 s cap", d)
 	}
 	id := m["sessionId"].(string)
-	e := c.fail("terminal_snapshot", map[string]any{"sessionId": id, "settleTimeoutMs": 300}, CodeNotSettled)
+	e := c.Fail("terminal_snapshot", map[string]any{"sessionId": id, "settleTimeoutMs": 300}, CodeNotSettled)
 	if e["sessionId"] != id || e["latestSnapshot"].(map[string]any)["settled"] != false {
 		t.Fatalf("error %v", e)
 	}
-	if m, _ := c.ok("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0}); m["settled"] != true {
+	if m := c.OK("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0}); m["settled"] != true {
 		t.Fatalf("settleMs 0: %v", m)
 	}
-	c.fail("terminal_snapshot", map[string]any{"sessionId": id, "settleTimeoutMs": 100}, CodeInvalidInput) // < 250 ms quiet
+	c.Fail("terminal_snapshot", map[string]any{"sessionId": id, "settleTimeoutMs": 100}, CodeInvalidInput) // < 250 ms quiet
 }
 
 func TestSynchronizedOutputHoldsSettlement(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
-	e := c.fail("terminal_start", map[string]any{"command": `printf '\033[?2026hdrawing'; sleep 30`, "cols": 20, "rows": 3,
+	e := c.Fail("terminal_start", map[string]any{"command": `printf '\033[?2026hdrawing'; sleep 30`, "cols": 20, "rows": 3,
 		"settleMs": 100, "settleTimeoutMs": 400}, CodeNotSettled)
 	id, _ := e["sessionId"].(string)
 	latest := e["latestSnapshot"].(map[string]any)
-	if id == "" || screen(latest)[0] != "drawing" || latest["settled"] != false {
+	if id == "" || mcptest.Screen(latest)[0] != "drawing" || latest["settled"] != false {
 		t.Fatalf("error %v", e)
 	}
 	// The session stays available after a strict timeout.
-	if m, _ := c.ok("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0}); m["settled"] != false {
+	if m := c.OK("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 0}); m["settled"] != false {
 		t.Fatalf("snapshot during a synchronized redraw: %v", m)
 	}
 }
@@ -403,24 +360,24 @@ func TestCloseTwiceAndExitStatus(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
 	id, _ := c.start("echo bye; exit 3", 20, 3, nil)
 	m := c.waitStatus(id, "exited")
-	if m["status"] != "exited" || m["exitCode"] != 3.0 || screen(m)[0] != "bye" {
+	if m["status"] != "exited" || m["exitCode"] != 3.0 || mcptest.Screen(m)[0] != "bye" {
 		t.Fatalf("exited: %v", m)
 	}
-	c.fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "text", "text": "x"}}}, CodeSessionExited)
-	l, _ := c.ok("terminal_list", map[string]any{})
+	c.Fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "text", "text": "x"}}}, CodeSessionExited)
+	l := c.OK("terminal_list", map[string]any{})
 	ss := l["sessions"].([]any)
 	if len(ss) != 1 || ss[0].(map[string]any)["status"] != "exited" || ss[0].(map[string]any)["command"] != "echo bye; exit 3" {
 		t.Fatalf("list %v", l)
 	}
-	r, _ := c.ok("terminal_close", map[string]any{"sessionId": id})
+	r := c.OK("terminal_close", map[string]any{"sessionId": id})
 	if r["closed"] != true || r["sessionId"] != id {
 		t.Fatalf("close %v", r)
 	}
-	r, _ = c.ok("terminal_close", map[string]any{"sessionId": id})
+	r = c.OK("terminal_close", map[string]any{"sessionId": id})
 	if r["closed"] != false {
 		t.Fatalf("second close %v", r)
 	}
-	e := c.fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "text", "text": "x"}}}, CodeSessionNotFound)
+	e := c.Fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "text", "text": "x"}}}, CodeSessionNotFound)
 	if e["actionsCompleted"] != 0.0 || e["inputSent"] != false {
 		t.Fatalf("missing-session input %v", e)
 	}
@@ -449,7 +406,7 @@ func TestCloseKillsTheProcessGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := strings.TrimSpace(string(b))
-	c.ok("terminal_close", map[string]any{"sessionId": id})
+	c.OK("terminal_close", map[string]any{"sessionId": id})
 	// Gone, or a zombie left for its parent to reap: dead either way.
 	if st, err := os.ReadFile("/proc/" + pid + "/stat"); err == nil && !strings.Contains(string(st), ") Z ") {
 		t.Fatalf("background child %s survived the close: %s", pid, st)
@@ -458,24 +415,24 @@ func TestCloseKillsTheProcessGroup(t *testing.T) {
 
 func TestStrictArgumentsAndLimits(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
-	c.fail("terminal_start", map[string]any{"command": "true", "cols": 20, "rows": 3, "colour": 1}, CodeInvalidInput)
-	c.fail("terminal_start", map[string]any{"command": "true", "cols": 1, "rows": 3}, CodeInvalidInput)
-	c.fail("terminal_start", map[string]any{"command": "true", "cols": 20, "rows": 0}, CodeInvalidInput)
-	c.fail("terminal_start", map[string]any{"command": "true", "cols": 20, "rows": 3, "env": map[string]any{"TERM": "vt100"}}, CodeInvalidInput)
-	c.fail("terminal_start", map[string]any{"command": "", "cols": 20, "rows": 3}, CodeInvalidInput)
-	c.fail("terminal_start", map[string]any{"command": "true", "cols": 20.5, "rows": 3}, CodeInvalidInput)
+	c.Fail("terminal_start", map[string]any{"command": "true", "cols": 20, "rows": 3, "colour": 1}, CodeInvalidInput)
+	c.Fail("terminal_start", map[string]any{"command": "true", "cols": 1, "rows": 3}, CodeInvalidInput)
+	c.Fail("terminal_start", map[string]any{"command": "true", "cols": 20, "rows": 0}, CodeInvalidInput)
+	c.Fail("terminal_start", map[string]any{"command": "true", "cols": 20, "rows": 3, "env": map[string]any{"TERM": "vt100"}}, CodeInvalidInput)
+	c.Fail("terminal_start", map[string]any{"command": "", "cols": 20, "rows": 3}, CodeInvalidInput)
+	c.Fail("terminal_start", map[string]any{"command": "true", "cols": 20.5, "rows": 3}, CodeInvalidInput)
 	id, _ := c.start("cat", 20, 3, map[string]any{"settleMs": 0})
 	many := make([]any, MaxActions+1)
 	for i := range many {
 		many[i] = map[string]any{"type": "text", "text": "x"}
 	}
-	e := c.fail("terminal_input", map[string]any{"sessionId": id, "actions": many}, CodeInvalidInput)
+	e := c.Fail("terminal_input", map[string]any{"sessionId": id, "actions": many}, CodeInvalidInput)
 	if e["inputSent"] != false || e["actionsCompleted"] != 0.0 {
 		t.Fatalf("batch error %v", e)
 	}
-	c.fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{}}, CodeInvalidInput)
+	c.Fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{}}, CodeInvalidInput)
 	big := strings.Repeat("y", MaxPayload/2+1)
-	c.fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{
+	c.Fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{
 		map[string]any{"type": "text", "text": big}, map[string]any{"type": "paste", "text": big}}}, CodeInvalidInput)
 	// A bad action anywhere rejects the batch before anything is sent.
 	for _, bad := range []map[string]any{
@@ -491,24 +448,24 @@ func TestStrictArgumentsAndLimits(t *testing.T) {
 		{"type": "focus"},
 		{"type": "beep"},
 	} {
-		e := c.fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "text", "text": "SENT"}, bad}}, CodeInvalidInput)
+		e := c.Fail("terminal_input", map[string]any{"sessionId": id, "actions": []any{map[string]any{"type": "text", "text": "SENT"}, bad}}, CodeInvalidInput)
 		if e["inputSent"] != false {
 			t.Fatalf("%v: %v", bad, e)
 		}
 	}
-	if rows := screen(c.mustSnap(id)); rows[0] != "" {
+	if rows := mcptest.Screen(c.mustSnap(id)); rows[0] != "" {
 		t.Fatalf("rejected batches sent input: %q", rows)
 	}
 	// Eight terminals per connection, exited ones included.
 	for range MaxSessions - 1 {
 		c.start("true", 20, 3, map[string]any{"settleMs": 0})
 	}
-	c.fail("terminal_start", map[string]any{"command": "true", "cols": 20, "rows": 3}, CodeSessionLimit)
+	c.Fail("terminal_start", map[string]any{"command": "true", "cols": 20, "rows": 3}, CodeSessionLimit)
 }
 
 func (c *client) mustSnap(id string) map[string]any {
 	c.t.Helper()
-	m, _ := c.ok("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 100})
+	m := c.OK("terminal_snapshot", map[string]any{"sessionId": id, "settleMs": 100})
 	return m
 }
 
@@ -530,7 +487,7 @@ for r in range(200):
         reply += os.read(0, 64)
 time.sleep(30)
 '`
-	m, _, isErr := c.call("terminal_start", map[string]any{"command": gen, "cols": 500, "rows": 200, "settleMs": 500, "settleTimeoutMs": 30000})
+	m, _, isErr := c.Call("terminal_start", map[string]any{"command": gen, "cols": 500, "rows": 200, "settleMs": 500, "settleTimeoutMs": 30000})
 	if !isErr || m["code"] != CodeResultTooLarge {
 		t.Fatalf("want RESULT_TOO_LARGE, got %v", keys(m))
 	}
@@ -541,8 +498,8 @@ time.sleep(30)
 		t.Fatal("screen included")
 	}
 	id := m["sessionId"].(string)
-	r, _ := c.ok("terminal_resize", map[string]any{"sessionId": id, "cols": 100, "rows": 20})
-	if r["cols"] != 100.0 || len(screen(r)) != 20 {
+	r := c.OK("terminal_resize", map[string]any{"sessionId": id, "cols": 100, "rows": 20})
+	if r["cols"] != 100.0 || len(mcptest.Screen(r)) != 20 {
 		t.Fatalf("recovery by resize: %v", keys(r))
 	}
 }
