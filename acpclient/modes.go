@@ -69,7 +69,9 @@ type familyModes struct {
 //     there); "dontAsk" and "bypassPermissions" never ask.
 //   - codex-acp 2.6: "read-only" asks before editing and before leaving the sandbox;
 //     "workspace-write" edits the workspace unasked; "agent" ("Auto review", the default) has a
-//     guardian model approve escalations; "agent-full-access" never asks.
+//     guardian model approve escalations; "agent-full-access" never asks. codex-acp 0.16's
+//     "read-only" likewise asks; its "auto" ("Default") runs commands and edits in the workspace
+//     unasked; "full-access" never asks.
 //   - gemini-cli: "default" prompts for approval; "plan" is read-only; "autoEdit" edits unasked;
 //     "yolo" approves everything.
 //   - opencode: its agents "build" and "plan" ask only where its permission config says "ask";
@@ -78,7 +80,7 @@ type familyModes struct {
 //   - Copilot CLI: "agent" asks, "plan" does not act, "autopilot" continues on its own.
 var modeTable = map[string]familyModes{
 	FamilyClaude:   {prefer: []string{"default"}, asking: []string{"default", "plan"}, notAsking: []string{"acceptedits", "auto", "dontask", "bypasspermissions"}},
-	FamilyCodex:    {prefer: []string{"read-only"}, asking: []string{"read-only"}, notAsking: []string{"workspace-write", "agent", "agent-full-access"}},
+	FamilyCodex:    {prefer: []string{"read-only"}, asking: []string{"read-only"}, notAsking: []string{"workspace-write", "agent", "agent-full-access", "auto", "full-access"}},
 	FamilyGemini:   {prefer: []string{"default"}, asking: []string{"default", "plan"}, notAsking: []string{"autoedit", "yolo"}},
 	FamilyOpencode: {prefer: []string{"build"}, asking: []string{"build", "plan"}},
 	FamilyCopilot:  {prefer: []string{"agent"}, asking: []string{"agent", "plan"}, notAsking: []string{"autopilot"}},

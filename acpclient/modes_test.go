@@ -36,6 +36,9 @@ func TestModeTable(t *testing.T) {
 			map[string]Asks{"default": AsksYes, "plan": AsksYes, "auto": AsksNo, "acceptEdits": AsksNo, "dontAsk": AsksNo, "bypassPermissions": AsksNo}, false},
 		{FamilyCodex, modesOf("agent", "read-only", "workspace-write", "agent", "agent-full-access"), "read-only",
 			map[string]Asks{"read-only": AsksYes, "workspace-write": AsksNo, "agent": AsksNo, "agent-full-access": AsksNo}, false},
+		// codex-acp 0.16
+		{FamilyCodex, modesOf("read-only", "read-only", "auto", "full-access"), "read-only",
+			map[string]Asks{"read-only": AsksYes, "auto": AsksNo, "full-access": AsksNo}, false},
 		{FamilyGemini, modesOf("default", "default", "autoEdit", "yolo", "plan"), "default",
 			map[string]Asks{"default": AsksYes, "plan": AsksYes, "autoEdit": AsksNo, "yolo": AsksNo}, false},
 		{FamilyOpencode, modesOf("build", "build", "plan"), "build",
