@@ -52,6 +52,8 @@ func testTUIModeModel(t *testing.T, agent, mode, want string) {
 	}
 }
 
-func TestTUIModeModelClaude(t *testing.T)       { testTUIModeModel(t, claudeNew, "Default", "does not ask") }
-func TestTUIModeModelClaudeLegacy(t *testing.T) { testTUIModeModel(t, claudeLegacy, "Default", "does not ask") }
-func TestTUIModeModelCodex(t *testing.T)        { testTUIModeModel(t, codex, "Read Only", "does not ask") }
+func TestTUIModeModelClaude(t *testing.T) { testTUIModeModel(t, claudeNew, "Default", "does not ask") }
+func TestTUIModeModelClaudeLegacy(t *testing.T) {
+	testTUIModeModel(t, claudeLegacy, "Default", "does not ask")
+}
+func TestTUIModeModelCodex(t *testing.T) { testTUIModeModel(t, codex, "Read Only", "does not ask") }
