@@ -28,7 +28,8 @@ type frozen struct {
 // its text. Draw, Text, Cursor, ScrollbackLen, Modes, Title and Resize work
 // as before (Resize as x/vt resizes: columns beyond the new width and rows
 // below the new height are dropped; on the main screen, rows above the
-// cursor go to the scroll-back when the height shrinks below it).
+// cursor go to the scroll-back when the height shrinks below it, and the
+// newest scroll-back lines come back onto the top rows when it grows).
 //
 // A later Write rebuilds an emulator from the kept cells first, so output
 // arriving late is still shown; what the cells do not hold is then at its
@@ -133,6 +134,21 @@ func (s *Screen) resizeFrozen(sz Size) {
 	// As vt.Emulator.Resize: the cursor stays inside the screen.
 	fz.cursor.X = min(max(fz.cursor.X, 0), sz.Cols-1)
 	fz.cursor.Y = min(max(fz.cursor.Y, 0), sz.Rows-1)
+	if grow := sz.Rows - s.size.Rows; grow > 0 && !fz.alt && len(fz.sb) > 0 {
+		// As pullHistoryLocked: the newest scroll-back lines come back onto the top.
+		n := min(grow, len(fz.sb))
+		pulled := fz.sb[len(fz.sb)-n:]
+		rows := make([]uv.Line, 0, sz.Rows)
+		for _, l := range pulled {
+			if len(l) > sz.Cols {
+				l = slices.Clone(l[:sz.Cols])
+			}
+			rows = append(rows, l)
+		}
+		fz.rows = append(rows, fz.rows[:sz.Rows-n]...)
+		fz.sb = slices.Clone(fz.sb[:len(fz.sb)-n])
+		fz.cursor.Y = min(fz.cursor.Y+n, sz.Rows-1)
+	}
 	s.size = sz
 }
 

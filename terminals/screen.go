@@ -304,7 +304,9 @@ func (s *Screen) reset() {
 // Resize sets the screen size in cells (clamped to 1..4096). When the
 // height shrinks on the main screen the rows at the bottom, with the cursor,
 // are kept and the top rows go to scroll-back, as xterm and tmux do
-// (x/vt alone keeps the top). There is no reflow.
+// (x/vt alone keeps the top); when it grows, the newest scroll-back lines
+// come back down onto the top rows, as in tmux (x/vt alone adds blank rows
+// at the bottom). There is no reflow.
 func (s *Screen) Resize(sz Size) {
 	sz = sz.clamp()
 	s.discardReplies(false, func() { s.resize(sz) }) // in-band resize reports are replies
@@ -322,10 +324,52 @@ func (s *Screen) resize(sz Size) {
 				_, _ = s.em.Write([]byte("\x1b[" + n + "S\x1b[" + n + "A"))
 			}
 		}
+		grow := sz.Rows - s.size.Rows
 		s.em.Resize(sz.Cols, sz.Rows)
 		s.size = sz
+		if grow > 0 && !s.em.IsAltScreen() {
+			s.pullHistoryLocked(grow)
+		}
 	}
 	s.mu.Unlock()
+}
+
+// pullHistoryLocked brings up to n of the newest scroll-back lines back onto
+// the top of the main screen after it grew by n rows, as tmux and xterm do:
+// the rows on screen (and the cursor) move down, the new blank rows at the
+// bottom are used up, and the lines leave the scroll-back. So a pane that is
+// zoomed shows its history above the last screen instead of blank rows, and
+// shrinking it again (which pushes the top rows back) restores both; mu held.
+func (s *Screen) pullHistoryLocked(n int) {
+	sb := s.em.Scrollback()
+	if sb == nil {
+		return
+	}
+	lines := sb.Lines()
+	n = min(n, len(lines))
+	if n == 0 {
+		return
+	}
+	pulled := lines[len(lines)-n:]
+	keep := lines[:len(lines)-n]
+	// SD moves every row down n (the bottom n, new and blank, drop off) and
+	// keeps the cursor; CUD then follows its row.
+	k := strconv.Itoa(n)
+	_, _ = s.em.Write([]byte("\x1b[" + k + "T\x1b[" + k + "B"))
+	for y, line := range pulled {
+		for x := 0; x < len(line) && x < s.size.Cols; x++ {
+			if c := line[x]; c.Width > 0 && x+c.Width <= s.size.Cols {
+				s.em.SetCell(x, y, &c)
+			}
+		}
+	}
+	// x/vt's Scrollback has no way to drop its newest lines: refill a fresh one
+	// (the kept lines are already trimmed clones; Push clones them again).
+	freshScrollback(s.em)
+	nsb := s.em.Scrollback()
+	for _, l := range keep {
+		nsb.Push(l)
+	}
 }
 
 // Size returns the screen size in cells.

@@ -75,10 +75,34 @@ func TestScreenResizeKeepsBottom(t *testing.T) {
 	if pos, _ := s.Cursor(); pos != uv.Pos(2, 3) {
 		t.Fatalf("cursor %v", pos)
 	}
-	// Growing back does not invent rows; the cursor row is intact.
+	// Growing back brings the newest history lines back down (as tmux does); the cursor row
+	// is intact and the lines leave the scroll-back.
+	sb := s.ScrollbackLen()
 	s.Resize(Size{Cols: 20, Rows: 6})
-	if got := s.Text(); got != "line-28\nline-29\nline-30\n$\n\n" {
+	if got := s.Text(); got != "line-26\nline-27\nline-28\nline-29\nline-30\n$" {
 		t.Fatalf("after grow: %q", got)
+	}
+	if pos, _ := s.Cursor(); pos != uv.Pos(2, 5) {
+		t.Fatalf("cursor after grow %v", pos)
+	}
+	if got := s.ScrollbackLen(); got != sb-2 {
+		t.Fatalf("scroll-back %d lines after grow, want %d", got, sb-2)
+	}
+	// Shrinking again pushes them back: the same rows, the same history.
+	s.Resize(Size{Cols: 20, Rows: 4})
+	if got := s.Text(); got != "line-28\nline-29\nline-30\n$" || s.ScrollbackLen() != sb {
+		t.Fatalf("after shrink again: %q, %d lines of scroll-back (want %d)", got, s.ScrollbackLen(), sb)
+	}
+	// Growing by more than the history holds uses all of it, then blank rows.
+	s3 := NewScreen(Size{Cols: 10, Rows: 2})
+	defer s3.Close()
+	s3.Write([]byte("a\r\nb\r\nc\r\nd"))
+	s3.Resize(Size{Cols: 10, Rows: 6})
+	if got := s3.Text(); got != "a\nb\nc\nd\n\n" || s3.ScrollbackLen() != 0 {
+		t.Fatalf("grow past the history: %q, %d lines left", got, s3.ScrollbackLen())
+	}
+	if pos, _ := s3.Cursor(); pos != uv.Pos(1, 3) {
+		t.Fatalf("cursor %v", pos)
 	}
 	// Shrinking with the cursor near the top keeps the top.
 	s2 := NewScreen(Size{Cols: 10, Rows: 5})

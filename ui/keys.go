@@ -37,6 +37,14 @@ type KeyMap struct {
 
 	// Approval answers by the agent's option kind (own prompts also accept a/s/S/d).
 	ApproveOnce, ApproveAlways, RejectOnce, RejectAlways key.Binding
+
+	// PaneN[i] selects pane i+1 (as numbered in the tab bar and pane titles); LastPane the pane
+	// selected before the current one. Both also act while typing into a pane (panekeys.go).
+	PaneN    [9]key.Binding
+	LastPane key.Binding
+	// Prefix acts only while typing into a pane: the key after it is a pane command (zoom,
+	// next/previous/last pane, leave), as after tmux's prefix; pressed twice it is sent.
+	Prefix key.Binding
 }
 
 // keyDocs is what the help shows for each action: the key as written there ("" = the first
@@ -75,6 +83,15 @@ var keyDocs = map[string]struct{ key, desc string }{
 	"approve_always":     {"", "select approve always (enter confirms)"},
 	"reject_once":        {"", "reject once"},
 	"reject_always":      {"", "select reject always (enter confirms)"},
+	"pane_1":             {"alt+1…9", "select pane 1…9"},
+	"last_pane":          {"", "select the last pane"},
+	"prefix":             {"", "pane prefix (z n p l d)"},
+}
+
+func init() {
+	for i := 2; i <= 9; i++ {
+		keyDocs[fmt.Sprintf("pane_%d", i)] = struct{ key, desc string }{"", fmt.Sprintf("select pane %d", i)}
+	}
 }
 
 // DefaultKeyMap returns the built-in bindings (config.DefaultKeys).
@@ -98,7 +115,7 @@ func DefaultKeyMap() KeyMap {
 // keyActions maps config action names (config.KeyActions) to bindings of km; "focus_next" is
 // an alias of next_pane.
 func (km *KeyMap) keyActions() map[string]*key.Binding {
-	return map[string]*key.Binding{
+	m := map[string]*key.Binding{
 		"quit": &km.Quit, "interrupt": &km.Interrupt, "cancel": &km.Cancel,
 		"send": &km.Send, "newline": &km.Newline, "complete": &km.Complete,
 		"history_prev": &km.HistoryPrev, "history_next": &km.HistoryNext,
@@ -112,6 +129,12 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 		"approve_once": &km.ApproveOnce, "approve_always": &km.ApproveAlways,
 		"reject_once": &km.RejectOnce, "reject_always": &km.RejectAlways,
 	}
+	for i := range km.PaneN {
+		m[fmt.Sprintf("pane_%d", i+1)] = &km.PaneN[i]
+	}
+	m["last_pane"] = &km.LastPane
+	m["prefix"] = &km.Prefix
+	return m
 }
 
 // applyKeys overrides bindings from the `[ui] keys` table. An unknown action name, an empty key
@@ -176,7 +199,7 @@ func normKey(k tea.KeyPressMsg) tea.KeyPressMsg {
 func (km KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit, km.Suspend},
-		{km.NextPane, km.FocusPane, km.LeavePane, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
+		{km.NextPane, km.PaneN[0], km.LastPane, km.FocusPane, km.LeavePane, km.Prefix, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
 		{km.ScrollUp, km.ScrollDown, km.ConvPager, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Options, km.Sessions, km.Grants, km.Help},
 		append([]key.Binding{km.Answer, km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways}, modalHelp...),
 	}

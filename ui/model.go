@@ -132,9 +132,10 @@ type frameState struct {
 type paneSet struct {
 	panes    []*pane
 	paneByID map[string]*pane
-	selected int  // index into panes; -1 none
-	focused  bool // the selected pane has the keyboard
-	zoomed   bool // the selected pane fills the main area
+	selected int     // index into panes; -1 none
+	focused  bool    // the selected pane has the keyboard
+	zoomed   bool    // the selected pane fills the main area
+	nav      paneNav // last pane, prefix key (panekeys.go)
 }
 
 // turnState is the prompt turn, the prompts queued behind it, the answers given during it and

@@ -9,10 +9,10 @@ import (
 )
 
 func TestHelpShowsAllKeys(t *testing.T) {
-	h := newHarness(t, map[string][]string{"leave_pane": {"ctrl+b"}})
+	h := newHarness(t, map[string][]string{"leave_pane": {"ctrl+e"}})
 	h.key("?")
 	scr := h.screenText()
-	for _, w := range []string{"ctrl+q", "quit", "ctrl+b", "leave pane", "alt+enter", "new line", "ctrl+o", "$PAGER"} {
+	for _, w := range []string{"ctrl+q", "quit", "ctrl+e", "leave pane", "alt+enter", "new line", "ctrl+o", "$PAGER"} {
 		if !strings.Contains(scr, w) {
 			t.Fatalf("help lacks %q:\n%s", w, scr)
 		}

@@ -125,6 +125,9 @@ type paneDrawOpts struct {
 	only              bool   // the pane is the selected one, and the only one (so not highlighted)
 	leaveKey          string // help text of the leave key, shown while focused
 	killKey           string // help text of the kill key, shown on a selected running pane
+	number            int    // the pane's number for the jump keys, shown first in the title (0: not shown)
+	prefixKey         string // help text of the prefix key, shown while it waits for a command
+	prefixPending     bool   // the prefix key was pressed: the title lists the pane commands
 	now               time.Time
 }
 
@@ -156,8 +159,14 @@ func drawPane(scr uv.Screen, st *Styles, p *pane, outer uv.Rectangle, o paneDraw
 		titleStyle = st.PaneTitleFocus
 	}
 	prefix := ""
-	if focused {
-		prefix = "[typing · " + o.leaveKey + " leaves] "
+	if o.number > 0 {
+		prefix = fmt.Sprintf("%d ", o.number)
+	}
+	switch {
+	case focused && o.prefixPending:
+		prefix += "[" + o.prefixKey + " …] " // the separator line lists the commands
+	case focused:
+		prefix += "[typing · " + o.leaveKey + " leaves] "
 	}
 	suffix := ""
 	if !focused && o.killKey != "" && p.term != nil && p.exit == nil && (selected || o.only) {

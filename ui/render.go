@@ -53,6 +53,7 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 		pos, show := drawPane(c, m.st, p, pr.outer, paneDrawOpts{
 			focused: sel && m.focused, selected: sel && len(m.panes) > 1, only: sel && len(m.panes) == 1,
 			leaveKey: m.keys.LeavePane.Help().Key, killKey: m.keys.KillPane.Help().Key, now: now,
+			number: paneNumber(pr.index, len(m.panes)), prefixKey: m.keys.Prefix.Help().Key, prefixPending: m.nav.prefix,
 		})
 		if show {
 			cursor = tea.NewCursor(pos.X, pos.Y)
@@ -159,7 +160,7 @@ func (m *Model) separatorLine(width int) string {
 		info = strings.Join(items, "  ")
 	case m.focused:
 		if p := m.selectedPane(); p != nil {
-			info = m.st.Accent.Render("typing into "+p.label) + m.st.Dim.Render(" · "+m.keys.LeavePane.Help().Key+" leaves")
+			info = m.focusedInfo(p)
 		}
 	default:
 		var parts []string

@@ -7,7 +7,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	uv "github.com/charmbracelet/ultraviolet"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -22,14 +21,8 @@ import (
 // reaches the editor.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.focused {
-		if p := m.selectedPane(); p != nil && p.term != nil && p.exit == nil && !key.Matches(k, m.keys.LeavePane) {
-			if p.scroll != 0 {
-				p.scroll = 0
-				m.markDirty()
-			}
-			// No frame now: the program's echo changes the screen, and that wakes the redraw.
-			_ = p.term.SendKey(uv.KeyPressEvent(k))
-			return nil
+		if cmd, handled := m.focusedKey(k); handled {
+			return cmd
 		}
 	}
 	defer m.markDirty()
@@ -88,6 +81,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.cancelTurn()
 	case key.Matches(k, m.keys.NextPane):
 		m.selectNextPane()
+		return nil
+	case m.paneJumpKey(k):
 		return nil
 	case key.Matches(k, m.keys.FocusPane):
 		return m.focusSelected()

@@ -59,8 +59,7 @@ func (m *Model) selectNextPane() {
 	if len(m.panes) == 0 {
 		return
 	}
-	m.selected = (m.selected + 1) % len(m.panes)
-	m.applyLayout()
+	m.selectPane((m.selected + 1) % len(m.panes))
 }
 
 // focusSelected starts typing into the selected pane (its program must be running and it must
@@ -326,9 +325,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		if m.lay.tabbed && pt.In(m.lay.tabs) {
 			if i := m.tabAt(mo.X - m.lay.tabs.Min.X); i >= 0 {
 				m.setFocus(false)
-				m.selected = i
-				m.applyLayout()
-				m.markDirty()
+				m.selectPane(i)
 			}
 			return nil
 		}
@@ -337,9 +334,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 				return m.focusSelected()
 			}
 			m.setFocus(false)
-			m.selected = hit
-			m.applyLayout()
-			m.markDirty()
+			m.selectPane(hit)
 			return nil
 		}
 		if m.focused {
