@@ -19,9 +19,18 @@ type AgentHostList struct {
 	Hosts []string
 }
 
-// BuiltinAgentHosts are the model API hosts of the agents acpterm knows, checked in order.
-// [policy.network] agent_allow replaces them.
-var BuiltinAgentHosts = []AgentHostList{
+// BuiltinAgentHosts returns (a fresh copy of) the model API hosts of the agents acpterm knows,
+// checked in order. [policy.network] agent_allow replaces them.
+func BuiltinAgentHosts() []AgentHostList {
+	out := make([]AgentHostList, len(builtinAgentHosts))
+	for i, l := range builtinAgentHosts {
+		out[i] = AgentHostList{Agent: l.Agent, Match: slices.Clone(l.Match), Hosts: slices.Clone(l.Hosts)}
+	}
+	return out
+}
+
+// builtinAgentHosts holds the lists BuiltinAgentHosts returns.
+var builtinAgentHosts = []AgentHostList{
 	{Agent: "claude", Match: []string{"claude", "claude-agent-acp", "claude-code-acp", "@zed-industries/claude-agent-acp", "@zed-industries/claude-code-acp", "@agentclientprotocol/claude-agent-acp"},
 		Hosts: []string{"api.anthropic.com"}},
 	{Agent: "codex", Match: []string{"codex", "codex-acp", "@zed-industries/codex-acp", "@agentclientprotocol/codex-acp"},
@@ -40,7 +49,7 @@ func AgentHosts(cfg *Config, argv []string) (hosts []string, source string) {
 	if cfg != nil && cfg.Policy.Network.AgentAllow != nil {
 		return slices.Clone(cfg.Policy.Network.AgentAllow), "[policy.network] agent_allow"
 	}
-	for _, l := range BuiltinAgentHosts {
+	for _, l := range builtinAgentHosts {
 		for _, w := range argv {
 			for _, cand := range []string{w, filepath.Base(w)} {
 				if i := strings.LastIndexByte(cand, '@'); i > 0 {

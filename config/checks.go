@@ -35,7 +35,7 @@ func shadowedAllow(s string, c Commands) string {
 				continue
 			}
 			src := ""
-			if l.name == "deny" && slices.Contains(BuiltinDeny, r) {
+			if l.name == "deny" && slices.Contains(builtinDeny, r) {
 				src = " (built in, cannot be removed)"
 			}
 			return fmt.Sprintf("allow rule %q has no effect: %s rule %q%s covers it (deny > ask > allow); remove it", s, l.name, r, src)
@@ -50,7 +50,7 @@ func shadowedEnvAllow(g string, deny []string) string {
 	for _, d := range deny {
 		if ok, _ := path.Match(strings.ToUpper(d), strings.ToUpper(g)); ok {
 			src := ""
-			if slices.Contains(BuiltinEnvDeny, d) {
+			if slices.Contains(builtinEnvDeny, d) {
 				src = " (built in, cannot be removed: it can make an allowed program run other code)"
 			}
 			return fmt.Sprintf("%q has no effect: it is on the env deny list as %q%s, and deny beats allow; remove it", g, d, src)

@@ -215,17 +215,17 @@ deny_read = ["**/.env"]
 		t.Fatal(err)
 	}
 	c := cfg.Policy.Commands
-	wantAllow := append(slices.Clone(BuiltinAllow), "go test") // "git  status" normalises to a duplicate
+	wantAllow := append(BuiltinAllow(), "go test") // "git  status" normalises to a duplicate
 	if !slices.Equal(c.Allow, wantAllow) {
 		t.Errorf("allow = %q\nwant %q", c.Allow, wantAllow)
 	}
 	if !slices.Equal(c.Ask, []string{"git push"}) {
 		t.Errorf("ask = %q", c.Ask)
 	}
-	if !slices.Equal(c.Deny, append(slices.Clone(BuiltinDeny), "rm", "curl")) {
+	if !slices.Equal(c.Deny, append(BuiltinDeny(), "rm", "curl")) {
 		t.Errorf("deny = %q", c.Deny)
 	}
-	if got := cfg.Policy.Env.Deny; got[len(got)-1] != "MY_SECRET_*" || len(got) != len(BuiltinEnvDeny)+1 {
+	if got := cfg.Policy.Env.Deny; got[len(got)-1] != "MY_SECRET_*" || len(got) != len(BuiltinEnvDeny())+1 {
 		t.Errorf("env deny = %q", got)
 	}
 	if !slices.Equal(cfg.Policy.Env.Allow, []string{"CI"}) || !slices.Equal(cfg.Policy.FS.DenyRead, []string{"**/.env"}) {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,10 +77,20 @@ func CheckKey(s string) error {
 	return nil
 }
 
-// DefaultKeys are the built-in bindings of every [ui.keys] action (KeyActions; focus_next is an
-// alias of next_pane and has none of its own). This is their one home: the ui package's
-// DefaultKeyMap is built from it.
-var DefaultKeys = map[string][]string{
+// DefaultKeys returns the built-in bindings of every [ui.keys] action (KeyActions; focus_next
+// is an alias of next_pane and has none of its own): action → keys as Bubble Tea spells them.
+// This is their one home: the ui package's DefaultKeyMap is built from it. The map is a fresh
+// copy on every call.
+func DefaultKeys() map[string][]string {
+	m := make(map[string][]string, len(defaultKeys))
+	for a, ks := range defaultKeys {
+		m[a] = slices.Clone(ks)
+	}
+	return m
+}
+
+// defaultKeys holds the bindings DefaultKeys returns.
+var defaultKeys = map[string][]string{
 	"quit": {"ctrl+q"}, "interrupt": {"ctrl+c"}, "cancel": {"esc"},
 	"send": {"enter"}, "newline": {"alt+enter", "shift+enter", "ctrl+j"}, "complete": {"tab"},
 	"history_prev": {"up", "ctrl+p"}, "history_next": {"down", "ctrl+n"},
@@ -116,7 +127,7 @@ func KeyClash(keys map[string][]string) (action, key, other string, ok bool) {
 		return a
 	}
 	eff := map[string][]string{}
-	for a, ks := range DefaultKeys {
+	for a, ks := range defaultKeys {
 		eff[a] = ks
 	}
 	overridden := map[string]string{} // canonical action → name used in keys

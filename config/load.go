@@ -33,23 +33,38 @@ const (
 	MaxKillGrace           = time.Minute
 )
 
-// BuiltinAllow is the small read-only command set allowed without a config file. User and
-// project [policy.commands] lists extend it; to take one back, list the same prefix under ask
-// or deny (deny > ask > allow).
-var BuiltinAllow = []string{
+// BuiltinAllow returns the small read-only command set allowed without a config file (a fresh
+// copy). User and project [policy.commands] lists extend it; to take one back, list the same
+// prefix under ask or deny (deny > ask > allow).
+func BuiltinAllow() []string { return slices.Clone(builtinAllow) }
+
+// BuiltinDeny returns the commands always denied, whatever a config file says (a fresh copy).
+func BuiltinDeny() []string { return slices.Clone(builtinDeny) }
+
+// BuiltinEnvDeny returns (a fresh copy of) the variable-name globs the agent may never set:
+// dynamic-loader and interpreter start-up hooks, pagers and editors, PATH and HOME, and every
+// variable that makes a common tool run another program or read its configuration (and so
+// commands) from elsewhere. Matching ignores case. The same list applies to variables a shell
+// script sets for a child (VAR=x cmd, export, declare -x, env VAR=x, set -a). [policy.env]
+// deny extends this list.
+func BuiltinEnvDeny() []string { return slices.Clone(builtinEnvDeny) }
+
+// KeyActions returns (a fresh copy of) the action names accepted in [ui.keys]: the v1 set
+// (quit, cancel, leave_pane, focus_next, zoom, scroll_up, scroll_down, pager, close_pane,
+// grants, help, approve_once, approve_always, reject_once, reject_always) plus the ui
+// package's own finer actions.
+func KeyActions() []string { return slices.Clone(keyActions) }
+
+// builtinAllow, builtinDeny, builtinEnvDeny and keyActions hold what the functions above
+// return.
+var builtinAllow = []string{
 	"ls", "cat", "head", "tail", "wc", "grep", "rg", "echo", "printf", "pwd", "true", "date",
 	"git status", "git diff", "git log", "git show",
 }
 
-// BuiltinDeny is always denied, whatever a config file says.
-var BuiltinDeny = []string{"sudo", "su", "doas", "pkexec"}
+var builtinDeny = []string{"sudo", "su", "doas", "pkexec"}
 
-// BuiltinEnvDeny are the variable-name globs the agent may never set: dynamic-loader and interpreter start-up hooks, pagers and editors, PATH and HOME,
-// and every variable that makes a common tool run another program or read its configuration
-// (and so commands) from elsewhere. Matching ignores case. The same list applies to variables a
-// shell script sets for a child (VAR=x cmd, export, declare -x, env VAR=x, set -a).
-// [policy.env] deny extends this list.
-var BuiltinEnvDeny = []string{
+var builtinEnvDeny = []string{
 	"LD_*", "DYLD_*", "GCONV_PATH", "GCONV_MODULES", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS",
 	"PROMPT_COMMAND", "PS4", "IFS", "CDPATH", "GLOBIGNORE", "NODE_OPTIONS", "BUN_OPTIONS",
 	"PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
@@ -75,10 +90,7 @@ var BuiltinEnvDeny = []string{
 	"SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
 }
 
-// KeyActions are the action names accepted in [ui.keys]: the v1 set (quit, cancel, leave_pane,
-// focus_next, zoom, scroll_up, scroll_down, pager, close_pane, grants, help, approve_once,
-// approve_always, reject_once, reject_always) plus the ui package's own finer actions.
-var KeyActions = []string{
+var keyActions = []string{
 	"quit", "cancel", "leave_pane", "focus_next", "zoom", "scroll_up", "scroll_down", "pager",
 	"close_pane", "grants", "help", "approve_once", "approve_always", "reject_once", "reject_always",
 	"interrupt", "send", "newline", "complete", "history_prev", "history_next", "next_pane",
@@ -103,10 +115,10 @@ func Default(cwd string) *Config {
 			Unmatched:       "ask",
 			OutputByteLimit: DefaultOutputByteLimit,
 			Commands: Commands{
-				Allow: slices.Clone(BuiltinAllow),
-				Deny:  slices.Clone(BuiltinDeny),
+				Allow: BuiltinAllow(),
+				Deny:  BuiltinDeny(),
 			},
-			Env:          Env{Deny: slices.Clone(BuiltinEnvDeny)},
+			Env:          Env{Deny: BuiltinEnvDeny()},
 			FS:           FS{Read: "allow", Write: "ask"},
 			Network:      Network{Unmatched: "ask"},
 			KillGrace:    DefaultKillGrace,
@@ -834,8 +846,8 @@ func (l *loader) keys(cfg *Config, keys map[string][]string) error {
 	boundTo := map[string]string{} // key → action, within this table
 	for _, a := range names {
 		key := "ui.keys." + a
-		if !slices.Contains(KeyActions, a) {
-			return l.errf(key, "unknown action %q (actions: %s)", a, strings.Join(KeyActions, ", "))
+		if !slices.Contains(keyActions, a) {
+			return l.errf(key, "unknown action %q (actions: %s)", a, strings.Join(keyActions, ", "))
 		}
 		if len(keys[a]) == 0 {
 			return l.errf(key, "must list at least one key (an empty array)")

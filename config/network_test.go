@@ -146,7 +146,7 @@ func TestAgentHosts(t *testing.T) {
 	if _, err := Load(LoadOptions{Path: f, Cwd: cwd, Getenv: e.get}); err == nil || !strings.Contains(err.Error(), `:2:16: policy.network.agent_allow: host rule "*" matches every host`) {
 		t.Errorf("err %v", err)
 	}
-	for _, l := range BuiltinAgentHosts {
+	for _, l := range BuiltinAgentHosts() {
 		for _, h := range l.Hosts {
 			if _, err := ParseHostRule(h); err != nil {
 				t.Errorf("built-in %s host %q: %v", l.Agent, h, err)

@@ -41,7 +41,7 @@ deny_write = ["~/notes/**"]
 	if !slices.Equal(p.Commands.Ask, []string{"make"}) || !slices.Contains(p.Commands.Deny, "git push") || !slices.Contains(p.Commands.Deny, "sudo") {
 		t.Errorf("commands %+v", p.Commands)
 	}
-	if !slices.Equal(p.Commands.Allow, BuiltinAllow) {
+	if !slices.Equal(p.Commands.Allow, BuiltinAllow()) {
 		t.Errorf("allow changed: %q", p.Commands.Allow)
 	}
 	if p.FS.Read != "ask" || p.FS.Write != "deny" || !slices.Equal(p.FS.DenyRead, []string{"secrets/**"}) ||

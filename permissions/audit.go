@@ -155,6 +155,8 @@ type AuditLog struct {
 	prev string
 	size int64 // file size after our last write; another writer changes it
 	now  func() time.Time
+	// rotateBytes is the size at which the log rotates (AuditRotateBytes; tests use less).
+	rotateBytes int64
 }
 
 // OpenAuditLog opens (creating it and its directory, mode 0700) the audit log at path with
@@ -172,7 +174,7 @@ func OpenAuditLog(path string) (*AuditLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &AuditLog{f: f, path: path, now: time.Now}
+	l := &AuditLog{f: f, path: path, now: time.Now, rotateBytes: AuditRotateBytes}
 	if err := l.loadTail(); err != nil {
 		f.Close()
 		return nil, err
@@ -373,10 +375,10 @@ func predecessor(path string) string {
 	return path + ".1"
 }
 
-// AuditRotateBytes is the size at which Append moves the log to path.1 (path.1 → path.2 → path.3,
-// the oldest dropped) and starts a new file that continues the chain: its first line carries the
-// next seq and the hash of the rotated file's last line.
-var AuditRotateBytes int64 = 64 << 20
+// AuditRotateBytes is the size (bytes) at which Append moves the log to path.1 (path.1 → path.2
+// → path.3, the oldest dropped) and starts a new file that continues the chain: its first line
+// carries the next seq and the hash of the rotated file's last line.
+const AuditRotateBytes int64 = 64 << 20
 
 // auditKeep is how many rotated files are kept (path.1 … path.N).
 const auditKeep = 3
@@ -416,7 +418,7 @@ func (l *AuditLog) lock() (unlock func(), err error) {
 				return nil, err
 			}
 		}
-		if AuditRotateBytes > 0 && l.size >= AuditRotateBytes {
+		if l.rotateBytes > 0 && l.size >= l.rotateBytes {
 			err := l.rotate()
 			unlock()
 			if err != nil {

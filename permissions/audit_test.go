@@ -246,9 +246,6 @@ func BenchmarkAuditAppendAllow(b *testing.B) {
 }
 
 func TestAuditRotation(t *testing.T) {
-	old := AuditRotateBytes
-	AuditRotateBytes = 600 // about three lines
-	defer func() { AuditRotateBytes = old }()
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	a, err := OpenAuditLog(path)
 	if err != nil {
@@ -258,6 +255,7 @@ func TestAuditRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.rotateBytes, b.rotateBytes = 600, 600 // about three lines
 	const total = 20
 	for i := 0; i < total; i++ {
 		l := a

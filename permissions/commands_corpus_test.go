@@ -57,7 +57,7 @@ func newCmdFixtureFS(t testing.TB, commands config.Commands, fs config.FS) *cmdF
 		Unmatched:       "ask",
 		OutputByteLimit: 1 << 20,
 		Commands:        commands,
-		Env:             config.Env{Deny: append([]string(nil), config.BuiltinEnvDeny...)},
+		Env:             config.Env{Deny: config.BuiltinEnvDeny()},
 		FS:              fs,
 	}}
 	e, err := NewEngine(cfg, EngineOptions{Cwd: f.root, Getenv: func(k string) string { return f.env[k] }})

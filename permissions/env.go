@@ -13,14 +13,14 @@ import (
 )
 
 // The child environment is built by policy: a base taken from acpterm's
-// own environment (BaseEnvNames, PATH replaced by the policy PATH), plus the variables the agent
+// own environment (baseEnvNames, PATH replaced by the policy PATH), plus the variables the agent
 // asked for that are allowed. An agent variable on the deny list makes the request deny, naming
 // it; one that is neither denied nor allowed makes it ask, naming it. Deny beats allow:
 // [policy.env] allow cannot re-admit a denied name.
 
-// BaseEnvNames are the variables copied from acpterm's own environment into every child
+// baseEnvNames are the variables copied from acpterm's own environment into every child
 // environment (when set). PATH is not among them: it is always the policy PATH.
-var BaseEnvNames = []string{
+var baseEnvNames = []string{
 	"HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE",
 	"LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "LC_MONETARY", "LC_PAPER", "LC_NAME", "LC_ADDRESS",
 	"LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION", "TZ", "TERM", "COLORTERM", "TMPDIR",
@@ -28,19 +28,19 @@ var BaseEnvNames = []string{
 	"GOPATH", "GOCACHE", "GOMODCACHE", "GOROOT", "CARGO_HOME", "RUSTUP_HOME", "JAVA_HOME",
 }
 
-// BuiltinEnvAllow are variable-name globs the agent may always set: they only change colours,
+// builtinEnvAllow are variable-name globs the agent may always set: they only change colours,
 // locale, verbosity or "am I in CI" behaviour. [policy.env] allow extends the list.
-var BuiltinEnvAllow = []string{
+var builtinEnvAllow = []string{
 	"CI", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "COLORTERM", "TERM", "COLUMNS",
 	"LINES", "CLAUDECODE", "LANG", "LANGUAGE", "LC_*", "TZ", "RUST_BACKTRACE", "RUST_LOG", "NODE_ENV",
 	"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "DEBIAN_FRONTEND",
 }
 
-// ExtraEnvDeny extends config.BuiltinEnvDeny with more names that make an allowed program run
+// extraEnvDeny extends config.BuiltinEnvDeny with more names that make an allowed program run
 // other code: exported bash functions, locale/loader module paths, JVM and Rust wrapper hooks,
 // npm config (script-shell), SHELL (used by make, editors and pagers to run commands), and the
 // XDG config dir (git and npm read their config from it).
-var ExtraEnvDeny = []string{
+var extraEnvDeny = []string{
 	"BASH_FUNC_*", "LOCPATH", "NLSPATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
 	"NPM_CONFIG_*", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER",
 	"SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "PERLLIB", "PERL5DB", "TERMINFO", "GCONV_*",
@@ -77,21 +77,22 @@ func compileEnvPolicy(e config.Env) (*envPolicy, error) {
 		}
 		return nil
 	}
-	if err := add(&p.deny, "built-in env deny", config.BuiltinEnvDeny); err != nil {
+	builtin := config.BuiltinEnvDeny()
+	if err := add(&p.deny, "built-in env deny", builtin); err != nil {
 		return nil, err
 	}
-	if err := add(&p.deny, "built-in env deny", ExtraEnvDeny); err != nil {
+	if err := add(&p.deny, "built-in env deny", extraEnvDeny); err != nil {
 		return nil, err
 	}
 	if err := add(&p.deny, "policy.env.deny", e.Deny); err != nil {
 		return nil, err
 	}
 	for _, g := range e.Deny {
-		if !slices.Contains(config.BuiltinEnvDeny, g) && !slices.Contains(ExtraEnvDeny, g) {
+		if !slices.Contains(builtin, g) && !slices.Contains(extraEnvDeny, g) {
 			p.userDeny = append(p.userDeny, g)
 		}
 	}
-	if err := add(&p.allow, "built-in env allow", BuiltinEnvAllow); err != nil {
+	if err := add(&p.allow, "built-in env allow", builtinEnvAllow); err != nil {
 		return nil, err
 	}
 	if err := add(&p.allow, "policy.env.allow", e.Allow); err != nil {
@@ -181,7 +182,7 @@ func (p *commandPolicy) buildRuntime(getenv func(string) string) *cmdRuntime {
 	if len(rt.pathDirs) == 0 {
 		rt.pathDirs = filter(defaultPolicyPath)
 	}
-	for _, n := range BaseEnvNames {
+	for _, n := range baseEnvNames {
 		if v := getenv(n); v != "" {
 			rt.base = append(rt.base, envKV{n, v})
 		}
@@ -226,7 +227,7 @@ func (p *commandPolicy) buildEnv(vars []EnvVar, rt *cmdRuntime, dirs []string) (
 			added = append(added, v.Name)
 		}
 	}
-	kv = appendGitConfig(kv, GitSafeConfig)
+	kv = appendGitConfig(kv, gitSafeConfig)
 	env = make([]string, len(kv))
 	for i, e := range kv {
 		env[i] = e.k + "=" + e.v
@@ -234,7 +235,7 @@ func (p *commandPolicy) buildEnv(vars []EnvVar, rt *cmdRuntime, dirs []string) (
 	return env, added, fs
 }
 
-// GitSafeConfig are git settings every command acpterm runs for the agent gets through git's
+// gitSafeConfig are git settings every command acpterm runs for the agent gets through git's
 // GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n environment (git ≥ 2.31; command
 // scope, which counts as protected configuration). safe.bareRepository=explicit (git ≥ 2.38)
 // stops git from using a bare repository it discovers in the cwd or above: the agent can write
@@ -244,7 +245,7 @@ func (p *commandPolicy) buildEnv(vars []EnvVar, rt *cmdRuntime, dirs []string) (
 // bare repository still works with --git-dir or GIT_DIR (which the policy asks about anyway).
 // The agent cannot remove these: GIT_* is on the env deny list (as agent variables, in scripts,
 // for `unset` and `env -u`), and `env -i` / `exec -c` are at least ask.
-var GitSafeConfig = [][2]string{{"safe.bareRepository", "explicit"}}
+var gitSafeConfig = [][2]string{{"safe.bareRepository", "explicit"}}
 
 // appendGitConfig appends settings to kv as GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n after the ones a
 // GIT_CONFIG_COUNT already in kv declares, and sets GIT_CONFIG_COUNT to the new total. A count

@@ -35,7 +35,7 @@ func TestAppendGitConfig(t *testing.T) {
 			k, v, _ := strings.Cut(s, "=")
 			kv = append(kv, envKV{k, v})
 		}
-		if got := render(appendGitConfig(kv, GitSafeConfig)); !slices.Equal(got, c.want) {
+		if got := render(appendGitConfig(kv, gitSafeConfig)); !slices.Equal(got, c.want) {
 			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
 		}
 	}

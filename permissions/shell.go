@@ -608,7 +608,7 @@ func (a *analyzer) exportName(name string, exported bool) {
 	if name == "IFS" || !validEnvName(name) {
 		return
 	}
-	if !exported && !a.allexport && !slices.Contains(BaseEnvNames, name) {
+	if !exported && !a.allexport && !slices.Contains(baseEnvNames, name) {
 		return
 	}
 	if _, ok := a.pol.env.denied(name); ok {

@@ -143,7 +143,7 @@ func FuzzAnalyze(f *testing.F) {
 		f.Add(s)
 	}
 	p, err := compileCommandPolicy(&config.Config{Policy: config.Policy{Unmatched: "ask",
-		Commands: config.Commands{Allow: corpusAllow, Deny: corpusDeny}, Env: config.Env{Deny: config.BuiltinEnvDeny}}}, nil)
+		Commands: config.Commands{Allow: corpusAllow, Deny: corpusDeny}, Env: config.Env{Deny: config.BuiltinEnvDeny()}}}, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

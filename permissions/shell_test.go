@@ -18,7 +18,7 @@ func newTestPolicy(t testing.TB, cmds config.Commands) *commandPolicy {
 	if cmds.Allow == nil && cmds.Ask == nil && cmds.Deny == nil {
 		cmds = config.Commands{Allow: corpusAllow, Deny: corpusDeny}
 	}
-	p, err := compileCommandPolicy(&config.Config{Policy: config.Policy{Unmatched: "ask", Commands: cmds, Env: config.Env{Deny: config.BuiltinEnvDeny}}}, nil)
+	p, err := compileCommandPolicy(&config.Config{Policy: config.Policy{Unmatched: "ask", Commands: cmds, Env: config.Env{Deny: config.BuiltinEnvDeny()}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,11 +97,12 @@ func init() {
 // DefaultKeyMap returns the built-in bindings (config.DefaultKeys).
 func DefaultKeyMap() KeyMap {
 	var km KeyMap
+	defaults := config.DefaultKeys()
 	for name, b := range km.keyActions() {
 		if name == "focus_next" {
 			continue // alias of next_pane
 		}
-		keys := config.DefaultKeys[name]
+		keys := defaults[name]
 		doc := keyDocs[name]
 		label := doc.key
 		if label == "" && len(keys) > 0 {

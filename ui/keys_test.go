@@ -8,7 +8,7 @@ import (
 )
 
 func TestEveryConfigKeyActionIsBindable(t *testing.T) {
-	for _, a := range config.KeyActions {
+	for _, a := range config.KeyActions() {
 		t.Run(a, func(t *testing.T) {
 			km := DefaultKeyMap()
 			if err := km.applyKeys(map[string][]string{a: {"f5"}}); err != nil {
@@ -29,12 +29,12 @@ func TestKeyClashesAreErrors(t *testing.T) {
 		if name == "focus_next" {
 			continue
 		}
-		if got, want := strings.Join(b.Keys(), " "), strings.Join(config.DefaultKeys[name], " "); got != want {
+		if got, want := strings.Join(b.Keys(), " "), strings.Join(config.DefaultKeys()[name], " "); got != want {
 			t.Errorf("action %s: ui binds %q, config.DefaultKeys has %q", name, got, want)
 		}
 	}
-	if len(config.DefaultKeys) != len(km.keyActions())-1 {
-		t.Errorf("config.DefaultKeys has %d actions, ui %d", len(config.DefaultKeys), len(km.keyActions())-1)
+	if len(config.DefaultKeys()) != len(km.keyActions())-1 {
+		t.Errorf("config.DefaultKeys has %d actions, ui %d", len(config.DefaultKeys()), len(km.keyActions())-1)
 	}
 	if a, k, o, clash := config.KeyClash(nil); clash {
 		t.Fatalf("defaults clash: %s %q %s", a, k, o)
