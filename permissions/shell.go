@@ -1253,7 +1253,12 @@ func (a *analyzer) run(words []wv, c actx) {
 	}
 	name := h.s
 	base := path.Base(name)
-	w, isWrapper := wrapperTable[base]
+	var w wrapperFunc
+	spec, isWrapper := wrapperSpecs[base]
+	if isWrapper {
+		w = wrapperFor(spec)
+		isWrapper = w != nil
+	}
 	d, isShell := shellDialects[base]
 	if (isWrapper || isShell) && strings.Contains(name, "/") && a.pol.workspaceProgram(name, a.cwd) {
 		a.leaf(words, c) // a workspace executable named like a wrapper is not that wrapper

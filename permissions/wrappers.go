@@ -128,61 +128,62 @@ func (p peeled) opt(names ...string) (optVal, bool) {
 
 type wrapperFunc func(a *analyzer, words []wv, c actx)
 
-// wrapperTable maps a wrapper's basename to the walk's handler for its wrapper kind
-// (programs.Spec.Wrapper); shellDialects maps a shell's basename to the dialects its -c script
-// is read in, strictest wins.
-var (
-	wrapperTable  map[string]wrapperFunc
-	shellDialects map[string][]syntax.LangVariant
-)
+// wrapperSpecs maps a wrapper's basename to its wrapper behaviour (programs.Spec.Wrapper;
+// wrapperFor gives the walk's handler for it); shellDialects maps a shell's basename to the
+// dialects its -c script is read in, strictest wins. Both are built from programs.All() once.
+var wrapperSpecs, shellDialects = wrapperTables()
 
-func init() {
-	wrapperTable = map[string]wrapperFunc{}
-	shellDialects = map[string][]syntax.LangVariant{}
+// wrapperTables builds wrapperSpecs and shellDialects from the program specs.
+func wrapperTables() (map[string]*programs.Wrapper, map[string][]syntax.LangVariant) {
+	specs := map[string]*programs.Wrapper{}
+	dialects := map[string][]syntax.LangVariant{}
 	langs := map[string]syntax.LangVariant{"posix": syntax.LangPOSIX, "bash": syntax.LangBash, "zsh": syntax.LangZsh, "ksh": syntax.LangMirBSDKorn}
 	for _, spec := range programs.All() {
 		w := spec.Wrapper
 		if w == nil {
 			continue
 		}
-		var f wrapperFunc
-		switch w.Kind {
-		case programs.Simple:
-			var note *finding
-			if w.Note != nil {
-				note = &finding{verdict: Ask, rule: w.Note.Rule, reason: w.Note.Reason, construct: w.Note.Construct}
-			}
-			f = simpleWrapper(w.Opts, note)
-		case programs.Env:
-			f = envWrapper
-		case programs.Xargs:
-			f = xargsWrapper
-		case programs.FindExec:
-			f = findWrapper
-		case programs.Watch:
-			f = watchWrapper
-		case programs.Time:
-			f = timeWrapper
-		case programs.Busybox:
-			f = busyboxWrapper
-		case programs.Su:
-			f = suWrapper
-		case programs.Opaque:
-			f = opaqueRunner
-		case programs.Shell:
-			for _, n := range spec.Names {
-				for _, d := range w.Dialects {
-					shellDialects[n] = append(shellDialects[n], langs[d])
-				}
-			}
-			continue
-		default:
-			continue
-		}
 		for _, n := range spec.Names {
-			wrapperTable[n] = f
+			if w.Kind == programs.Shell {
+				for _, d := range w.Dialects {
+					dialects[n] = append(dialects[n], langs[d])
+				}
+				continue
+			}
+			specs[n] = w
 		}
 	}
+	return specs, dialects
+}
+
+// wrapperFor returns the walk's handler for wrapper behaviour w, or nil for a kind the walk
+// does not peel as a wrapper (a shell is read by its dialects instead).
+func wrapperFor(w *programs.Wrapper) wrapperFunc {
+	switch w.Kind {
+	case programs.Simple:
+		var note *finding
+		if w.Note != nil {
+			note = &finding{verdict: Ask, rule: w.Note.Rule, reason: w.Note.Reason, construct: w.Note.Construct}
+		}
+		return simpleWrapper(w.Opts, note)
+	case programs.Env:
+		return envWrapper
+	case programs.Xargs:
+		return xargsWrapper
+	case programs.FindExec:
+		return findWrapper
+	case programs.Watch:
+		return watchWrapper
+	case programs.Time:
+		return timeWrapper
+	case programs.Busybox:
+		return busyboxWrapper
+	case programs.Su:
+		return suWrapper
+	case programs.Opaque:
+		return opaqueRunner
+	}
+	return nil
 }
 
 // sortedKeys returns m's keys in order (so abbreviation resolution is deterministic).
