@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -49,15 +47,6 @@ type (
 		err error
 	}
 )
-
-// Tick intervals: the spinner runs at spinInterval during a turn; pane titles (elapsed time)
-// refresh every second while a terminal runs.
-const (
-	spinInterval    = 100 * time.Millisecond
-	elapsedInterval = time.Second
-)
-
-var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // Model is the root (and only) tea.Model of the interactive program. Its state comes in named
 // parts: the components it is built of (editor, conversation, overlays …) are fields of their
@@ -215,86 +204,6 @@ func (m *Model) markDirty() {
 	}
 }
 
-// enqueuePrompt sends text now when idle, or queues it until the running turn ends.
-func (m *Model) enqueuePrompt(text string) tea.Cmd {
-	if m.busy || m.agentGone != "" {
-		m.queue = append(m.queue, text)
-		return nil
-	}
-	m.busy = true
-	m.cancelPending = false
-	m.killing = 0
-	agent := m.d.agent
-	return tea.Batch(func() tea.Msg { agent.Prompt(text); return nil }, m.armTick())
-}
-
-// holdQueue takes the queued prompts back after the user cancelled a turn: whatever made them
-// stop the agent may have made those prompts wrong too, so none is sent by itself. They go back
-// into an empty editor (joined by blank lines; enter sends, ctrl+c drops), else into the
-// history. It returns the banner's addition ("" when nothing was queued).
-func (m *Model) holdQueue() string {
-	if len(m.queue) == 0 {
-		return ""
-	}
-	q := m.queue
-	m.queue = nil
-	if m.ed.empty() {
-		m.ed.setValue(strings.Join(q, "\n\n"))
-		if len(q) == 1 {
-			return "; the queued prompt is back in the editor (enter sends it)"
-		}
-		return fmt.Sprintf("; the %d queued prompts are back in the editor (enter sends them as one)", len(q))
-	}
-	for _, p := range q {
-		m.ed.push(p)
-	}
-	return fmt.Sprintf("; %d queued prompt(s) moved to the history (↑)", len(q))
-}
-
-// holdQueueIf is holdQueue when cond holds (the user cancelled the turn), else "".
-func (m *Model) holdQueueIf(cond bool) string {
-	if !cond {
-		return ""
-	}
-	return m.holdQueue()
-}
-
-// nextPrompt starts the first queued prompt when no turn is running.
-func (m *Model) nextPrompt() tea.Cmd {
-	if m.busy || len(m.queue) == 0 || m.agentGone != "" {
-		return nil
-	}
-	text := m.queue[0]
-	m.queue = m.queue[1:]
-	return m.enqueuePrompt(text)
-}
-
-// cancelTurn sends session/cancel for the running turn (from a Cmd). Asked again while the
-// cancel is pending (the agent has not stopped), it kills every running client-owned terminal the
-// turn started, since an agent that ignores session/cancel would leave them running.
-func (m *Model) cancelTurn() tea.Cmd {
-	if !m.busy {
-		return nil
-	}
-	if m.cancelPending {
-		var cmds []tea.Cmd
-		for _, p := range m.panes {
-			if p.term != nil && p.exit == nil && p.turn == m.turn {
-				cmds = append(cmds, killCmd(p))
-			}
-		}
-		if len(cmds) > 0 {
-			m.killing = len(cmds)
-			m.markDirty()
-		}
-		return tea.Batch(cmds...)
-	}
-	m.cancelPending = true
-	m.markDirty()
-	agent := m.d.agent
-	return func() tea.Msg { agent.Cancel(); return nil }
-}
-
 // suspend gives the terminal back to the shell and stops acpterm's process group (SIGTSTP, as
 // ctrl+z does in a cooked terminal); the agent and the terminals, in their own process groups,
 // keep running. The shell's fg resumes it (tea.ResumeMsg).
@@ -378,19 +287,6 @@ func (m *Model) syncBackground() tea.Cmd {
 	}
 	m.typingTickArmed = true
 	return m.tick(left, func(time.Time) tea.Msg { return typingIdleMsg{} })
-}
-
-// present writes the last frame built to the screen, at once, if the screen does not show it
-// yet, and the window title if it changed. Without a screen (tests) it does nothing.
-func (m *Model) present() {
-	if m.scr == nil {
-		return
-	}
-	m.scr.setTitle(m.windowTitle)
-	if m.drawnGen != m.frameGen && m.canvas != nil {
-		m.scr.draw(m.canvas, m.cursor)
-		m.drawnGen = m.frameGen
-	}
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -501,111 +397,6 @@ func (m *Model) addBanner(level, text string) {
 	}
 	m.banners = append(m.banners, banner{after: len(m.state.Timeline), level: level, text: text})
 	m.markDirty()
-}
-
-// bgFrameInterval is the minimum time between frames caused only by output in panes the user is
-// not typing into (≈12 frames/s): under a flood the UI then spends its CPU on the focused pane.
-const bgFrameInterval = 80 * time.Millisecond
-
-// redraw rebuilds the cached frame when the model changed or a pane screen did. A change only in
-// unfocused panes redraws at most every bgFrameInterval; the frame it defers is drawn by a
-// one-shot bgRedrawMsg, so the last output of a flood is always shown.
-func (m *Model) redraw() tea.Cmd {
-	if !m.needFrame {
-		if m.paneVersions() == m.lastPaneVersions {
-			return nil
-		}
-		focusedChanged := false
-		if p := m.selectedPane(); m.focused && p != nil && p.screen != nil && p.screen.Version() != p.drawnAt {
-			focusedChanged = true
-		}
-		if !focusedChanged {
-			if wait := bgFrameInterval - m.now().Sub(m.lastFrameAt); wait > 0 {
-				if m.bgRedrawArmed {
-					return nil
-				}
-				m.bgRedrawArmed = true
-				return m.tick(wait, func(time.Time) tea.Msg { return bgRedrawMsg{} })
-			}
-		}
-	}
-	m.needFrame = false
-	m.lastFrameAt = m.now()
-	var text string
-	text, m.cursor = m.render(m.scr == nil)
-	if m.scr == nil {
-		m.frame = text
-	}
-	m.frameGen++
-	return nil
-}
-
-// paneVersions sums the screen versions of the panes (a cheap change detector).
-func (m *Model) paneVersions() uint64 {
-	var v uint64
-	for _, p := range m.panes {
-		if p.screen != nil {
-			v += p.screen.Version()
-		}
-	}
-	return v
-}
-
-// needsTick reports whether anything animates: a turn (spinner), a running terminal (elapsed
-// time), or panes to poll when no Wake is wired.
-func (m *Model) needsTick() (time.Duration, bool) {
-	if m.busy {
-		return spinInterval, true
-	}
-	for _, p := range m.panes {
-		if p.exit == nil {
-			if m.d.polling {
-				return pollInterval, true
-			}
-			return elapsedInterval, true
-		}
-	}
-	return 0, false
-}
-
-// armTick schedules the next tick when something animates and none is pending.
-func (m *Model) armTick() tea.Cmd {
-	if m.tickArmed {
-		return nil
-	}
-	d, ok := m.needsTick()
-	if !ok {
-		return nil
-	}
-	m.tickArmed = true
-	m.tickGen++
-	gen := m.tickGen
-	return m.tick(d, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
-}
-
-func (m *Model) onTick(t tickMsg) tea.Cmd {
-	if t.gen != m.tickGen {
-		return nil
-	}
-	m.tickArmed = false
-	if m.busy {
-		m.spin = (m.spin + 1) % len(spinFrames)
-		m.needFrame = true
-	}
-	if now := m.now(); now.Sub(m.lastElapsedRedraw) >= elapsedInterval {
-		for _, p := range m.panes {
-			if p.exit != nil {
-				continue
-			}
-			m.lastElapsedRedraw = now
-			m.needFrame = true
-			if p.term != nil && !p.truncated {
-				// Once a second per running pane: has the transcript dropped output yet?
-				p.truncated = p.term.Output().Truncated
-			}
-		}
-	}
-	return tea.Batch(m.redraw(), m.armTick())
 }
 
 // View implements tea.Model; it returns the last frame as text (built only without a screen, for
