@@ -174,6 +174,27 @@ func testCurrentTUI(t *testing.T, a currentAgent, modeName string) {
 	if anyScreen(screens, `ran without asking`) {
 		t.Errorf("the approved command was flagged as unasked")
 	}
+	// While the command awaits approval, nothing shows it as running: each of these agents
+	// announces the command's terminal or tool call before it asks, and acpterm says "awaiting
+	// approval" there.
+	awaiting := false
+	for _, scr := range screens {
+		if !modalRe.MatchString(scr) {
+			continue
+		}
+		for _, l := range strings.Split(scr, "\n") {
+			if !strings.Contains(l, "touch "+a.created) {
+				continue
+			}
+			if regexp.MustCompile(`· running\b`).MatchString(l) {
+				t.Errorf("a command awaiting approval is shown running:\n%s", scr)
+			}
+			awaiting = awaiting || strings.Contains(l, "awaiting approval")
+		}
+	}
+	if !awaiting {
+		t.Errorf("no screen with the permission dialog said the command is awaiting approval")
+	}
 	mode0, _, model0 := statusOf(s.screen())
 	s.keys("M-m")
 	var mode1, asks1 string
