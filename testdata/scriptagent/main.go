@@ -517,6 +517,12 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		}
 	case "big": // big N: one chunk of N bytes
 		a.say(strings.Repeat("x", n(1, 5<<20)))
+	case "agenterr": // session_info_update _meta reports: codex-acp's retry error, a notice
+		a.update(acp.SessionUpdate{SessionInfoUpdate: &acp.SessionSessionInfoUpdate{SessionUpdate: "session_info_update",
+			Meta: map[string]any{"codex": map[string]any{"threadStatus": "active", "error": map[string]any{"message": "Reconnecting... 2/5", "willRetry": true}}}}})
+		a.update(acp.SessionUpdate{SessionInfoUpdate: &acp.SessionSessionInfoUpdate{SessionUpdate: "session_info_update",
+			Meta: map[string]any{"notice": map[string]any{"severity": "warning", "title": "Auto mode unavailable", "description": "Using Accept edits instead."}}}})
+		a.say("recovered")
 	case "thought":
 		a.update(acp.UpdateAgentThoughtText("thinking"))
 		a.update(acp.UpdatePlan(acp.PlanEntry{Content: "step one", Priority: "high", Status: "in_progress"}))
