@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -45,9 +46,28 @@ func TestTUIResumePickerShowsHistory(t *testing.T) {
 	tm.keys("f")
 	tm.waitFor("session s2: a fork of s1")
 	tm.waitFor("session s2")
+	// Delete s1 from the picker: select its row, d asks, d again deletes it.
+	tm.keys("M-r")
+	tm.waitFor("(open)")
+	row := regexp.MustCompile(`› .*\bs1\s+│`)
+	for range 3 {
+		if row.MatchString(tm.capture()) {
+			break
+		}
+		tm.keys("Down")
+	}
+	tm.waitMatch(row)
+	tm.keys("d")
+	tm.waitFor("s1  — d again deletes it")
+	tm.keys("d")
+	tm.waitUntil("s1 gone from the picker", func(scr string) bool {
+		return strings.Contains(scr, "s2  (open)") && !regexp.MustCompile(`\bs1\s+│`).MatchString(scr)
+	})
+	tm.keys("Escape")
+	tm.waitGone("Sessions · from the agent")
 	quit(t, e, tm, 0)
 	log := e.logText(t)
-	for _, want := range []string{`line="session/load s1"`, `line="session/fork s1 -> s2"`, `line="session/close s1"`, `line="session/close s2"`} {
+	for _, want := range []string{`line="session/load s1"`, `line="session/fork s1 -> s2"`, `line="session/delete s1"`, `line="session/close s1"`, `line="session/close s2"`} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %s", want)
 		}
