@@ -357,12 +357,13 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		}
 		s.trace, trace = tf, tf
 	}
-	s.client, err = acpclient.Start(ctx, acpclient.Options{
+	clientOptions := acpclient.Options{
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
 		Log: logger, Env: agentEnv, Mode: cfg.Agent.Mode, Trace: trace, ExtraMcpServers: s.mcp.serversFunc(),
 		LoadSession: o.resume, Continue: o.cont, DeferSession: o.pick, Store: sessionStore(getenv),
 		Sandbox: s.sandbox.agentSpec(cfg, agent, getenv("HOME")), AgentNetwork: s.net.agentNetwork(filepath.Base(agent[0])),
-	})
+	}
+	s.client, err = acpclient.Start(ctx, clientOptions)
 	s.net.attach(s.client)
 	if s.client != nil && s.mcp != nil {
 		s.mcp.client.Store(s.client)
@@ -405,6 +406,23 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		AgentName: filepath.Base(agent[0]), Wake: wake, Prompts: prompts, Warnings: grantWarnings,
 		PickSession: o.pick,
 		Sandbox:     s.sandbox.summary(), SandboxScope: s.sandbox.scope(getenv("HOME")),
+		Restart: func(ctx context.Context, resume string) (*acpclient.Client, error) {
+			// The same command, cwd, policy, terminals and sandbox; the exited session again.
+			ro := clientOptions
+			ro.LoadSession, ro.Continue, ro.DeferSession = resume, false, false
+			logger.Info("acpterm: restarting agent", "command", agent, "cwd", cwd, "resume", resume)
+			c, err := acpclient.Start(ctx, ro)
+			if err != nil {
+				logger.Warn("acpterm: restart failed", "err", err)
+				return nil, startFailure(agent[0], err, logPath)
+			}
+			s.net.attach(c)
+			if s.mcp != nil {
+				s.mcp.client.Store(c)
+			}
+			s.client = c // closed by s.close after Run (Run waits for a restart under way)
+			return c, nil
+		},
 	})
 	switch {
 	case err == nil:

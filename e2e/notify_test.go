@@ -125,3 +125,43 @@ func TestTUINotifyOff(t *testing.T) {
 		t.Errorf("notify = [] still rang the bell: %q", tail(bare, 400))
 	}
 }
+
+// TestTUIRestartAfterCrash: the scripted agent crashes mid-turn; ctrl+r starts it again in the
+// same directory and reopens the session with session/load (its history is replayed), and the
+// conversation goes on with the new process.
+func TestTUIRestartAfterCrash(t *testing.T) {
+	e := sessionsEnv(t, "sessions")
+	tm := startTmux(t, e, 160, 48)
+	tm.shell("stty -g > " + shellQuote(filepath.Join(e.home, "stty.before")))
+	tm.acpterm("--cwd", e.project, "--", scriptAgent(t))
+	tm.waitFor("session s1")
+	tm.typeText("echo the first answer")
+	tm.keys("Enter")
+	tm.waitMatch(regexp.MustCompile(`(?m)^the first answer\s*$`))
+	tm.typeText("crash")
+	tm.keys("Enter")
+	tm.waitFor("agent exited (exit 7); ctrl+r restarts it, ctrl+q quits")
+	tm.typeText("echo after the restart")
+	tm.keys("C-r")
+	tm.waitFor("agent restarted; the conversation continues in session s1")
+	screen := tm.waitFor("session s1 loaded; its history follows")
+	if !strings.Contains(screen, "› echo the first answer") {
+		t.Fatalf("the reopened session does not show its history:\n%s", screen)
+	}
+	tm.keys("Enter") // the prompt typed while the agent was gone is still in the editor
+	tm.waitMatch(regexp.MustCompile(`(?m)^after the restart\s*$`))
+	tm.keys("C-q")
+	code := tm.exitCode()
+	if code != 1 {
+		// The crashed turn failed: that stays the run's outcome, as in headless mode.
+		t.Fatalf("exit status %d, want 1 (a prompt turn failed); screen:\n%s", code, tm.capture())
+	}
+	checkRestored(t, e, tm)
+	e.waitNoLeftovers(t)
+	log := e.logText(t)
+	for _, want := range []string{"acpterm: restarting agent", `line="session/load s1"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %s", want)
+		}
+	}
+}

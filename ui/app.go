@@ -78,6 +78,10 @@ type Options struct {
 	// SandboxScope says in the approval dialog of a command how it will run ("writes only in
 	// ~/src/proj, network off"); "" shows nothing.
 	SandboxScope string
+	// Restart, when set, is offered once the agent exited on its own (the restart_agent key):
+	// it starts the agent again and Run goes on with the client it returns (which Run then
+	// closes at the end instead of Client). nil: the user can only quit.
+	Restart RestartFunc
 }
 
 // ErrAgentExited is returned by Run when the user quit after the agent process had exited on its
@@ -128,7 +132,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Client == nil || o.Config == nil || o.Terminals == nil {
 		return fmt.Errorf("ui.Run: Client, Config and Terminals are required")
 	}
-	m := newModel(deps{
+	d := deps{
 		agent:     clientAgent{o.Client},
 		terms:     managerTerms{o.Terminals},
 		cfg:       o.Config,
@@ -136,7 +140,19 @@ func Run(ctx context.Context, o Options) error {
 		agentName: o.AgentName,
 		polling:   o.Wake == nil,
 		sandbox:   o.Sandbox, sandboxScope: o.SandboxScope,
-	})
+	}
+	var rs *restarter
+	if o.Restart != nil {
+		rctx, stopRestarts := context.WithCancel(ctx)
+		defer stopRestarts()
+		rs = &restarter{ctx: rctx, fn: o.Restart, src: newEventSource(), stop: stopRestarts}
+		rs.cur.Store(o.Client)
+		d.restart = rs.restart
+	}
+	m := newModel(d)
+	if rs != nil {
+		m.events = rs.src
+	}
 	m.queue = append(m.queue, o.Prompts...)
 	m.pickAtStart = o.PickSession
 	for _, w := range o.Warnings {
@@ -144,7 +160,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	final, err := runProgram(ctx, m, o.Client.Events(), o.Wake, o.Input, o.Output)
 
-	closeErr := o.Client.Close()
+	client := o.Client
+	if rs != nil {
+		client = rs.finish() // a restart under way is stopped (its agent is not left running)
+	}
+	closeErr := client.Close()
 	_ = o.Terminals.Close()
 
 	if ctx.Err() != nil {
@@ -214,7 +234,7 @@ func runProgram(ctx context.Context, m *Model, events <-chan acpclient.Event, wa
 	p := tea.NewProgram(m, opts...)
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { defer wg.Done(); forwardEvents(runCtx, events, p.Send) }()
+	go func() { defer wg.Done(); m.events.forward(runCtx, events, p.Send) }()
 	var wakeCh <-chan struct{}
 	if wake != nil {
 		wakeCh = wake.ch

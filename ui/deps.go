@@ -76,6 +76,9 @@ type deps struct {
 	sandbox string
 	// sandboxScope is how commands run, for the approval dialog ("writes only in ~/p, network off").
 	sandboxScope string
+	// restart starts the exited agent again and reopens session resume ("" a new session),
+	// returning the new agent (restart.go); nil: no restart is offered.
+	restart func(resume string) (agentAPI, error)
 }
 
 type clientAgent struct{ c *acpclient.Client }

@@ -149,6 +149,11 @@ type lifecycle struct {
 	agentGone   string // non-empty once the agent process exited on its own: the status text
 	closed      bool   // the event channel closed
 	quitting    bool
+	// restarting: a restart of the exited agent is under way (restart.go); restarted: its
+	// session has not started yet; restartResume is the session it reopens ("" a new one).
+	restarting, restarted bool
+	restartResume         string
+	events                *eventSource // switches the program to a restarted client's events; nil: none
 }
 
 func newModel(d deps) *Model {
@@ -380,6 +385,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case urlOpenedMsg:
 		m.onURLOpened(msg)
 		return nil
+	case restartedMsg:
+		return m.onRestarted(msg)
 	case pagerDoneMsg:
 		if msg.err != nil {
 			m.addBanner("error", "pager: "+msg.err.Error())

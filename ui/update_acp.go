@@ -81,6 +81,7 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 		}
 	case acpclient.SessionStarted:
 		m.onSessionStarted(e, prevSession)
+		m.noteRestartedSession(e)
 	case acpclient.ElicitationAsked, acpclient.ElicitationResolved, acpclient.ElicitationCompleted:
 		m.onElicitation(ev)
 	case acpclient.PermissionResolved:
@@ -89,10 +90,13 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 		delete(m.appr.scroll, e.ID)
 	case acpclient.AgentExited:
 		m.busy = false
-		m.queue = nil
 		if !e.Expected {
 			m.agentGone = e.String()
-			text := "agent exited (" + e.String() + "); press " + m.keys.Quit.Help().Key + " to quit"
+			hint := "press " + m.keys.Quit.Help().Key + " to quit"
+			if m.d.restart != nil {
+				hint = m.exitedHint()
+			}
+			text := "agent exited (" + e.String() + "); " + hint + m.holdQueue()
 			tail := e.StderrTail
 			if len(tail) > stderrTailMax {
 				tail = tail[len(tail)-stderrTailMax:]

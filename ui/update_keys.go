@@ -119,6 +119,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.cycleMode()
 	case key.Matches(k, m.keys.CycleModel):
 		return m.cycleModel()
+	case key.Matches(k, m.keys.RestartAgent) && m.canRestart():
+		return m.restartAgent()
 	case key.Matches(k, m.keys.Sessions):
 		return m.openSessions(false)
 	case key.Matches(k, m.keys.Options):
@@ -153,9 +155,9 @@ func (m *Model) handleEditorKey(k tea.KeyPressMsg) tea.Cmd {
 		if text == "" {
 			return nil
 		}
-		if m.agentGone != "" {
+		if m.agentGone != "" && !m.restarting {
 			// Nothing can take it: say so and keep the text (it was queued, silently, before).
-			m.addBanner("error", "the agent has exited ("+m.agentGone+"): the prompt cannot be sent; "+m.keys.Quit.Help().Key+" quits")
+			m.addBanner("error", "the agent has exited ("+m.agentGone+"): the prompt cannot be sent; "+m.exitedHint())
 			return nil
 		}
 		m.ed.push(m.ed.value())
