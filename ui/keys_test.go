@@ -60,3 +60,21 @@ func TestKeyClashesAreErrors(t *testing.T) {
 		t.Fatalf("no clash banner:\n%s", scr)
 	}
 }
+
+// A help key that is a printable character opens the help only from an empty prompt, whatever
+// the character: typed into text it is text ([ui] keys help = ["h"] here, the default "?" above).
+func TestPrintableHelpKeyIsTextInsidePrompt(t *testing.T) {
+	h := newHarness(t, map[string][]string{"help": {"h"}})
+	h.typeText("ah")
+	if got := h.m.ed.value(); got != "ah" || h.m.findOverlay("help") != nil {
+		t.Fatalf("editor %q, overlays %v: want the h typed, no help", got, h.m.overlays)
+	}
+	h.key("ctrl+u") // editor: delete to the start of the line
+	if got := h.m.ed.value(); got != "" {
+		t.Fatalf("editor %q after ctrl+u", got)
+	}
+	h.key("h")
+	if h.m.findOverlay("help") == nil {
+		t.Fatalf("h on an empty prompt did not open the help; overlays %v, editor %q", h.m.overlays, h.m.ed.value())
+	}
+}

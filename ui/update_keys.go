@@ -129,7 +129,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Grants):
 		m.openGrants()
 		return nil
-	case key.Matches(k, m.keys.Help) && (k.String() != "?" || m.ed.empty()):
+	case key.Matches(k, m.keys.Help) && (!typingKey(k) || m.ed.empty()):
+		// A printable help key (the default ?) opens the help only from an empty prompt: inside
+		// text it is text.
 		m.pushOverlay(&helpView{})
 		return nil
 	}
