@@ -44,6 +44,7 @@ type policyOpts struct {
 	Deny      []string
 	Unmatched string // default "ask"
 	FSWrite   string // default "ask"
+	Mode      string // [agent] mode; "" leaves acpterm's default (the asking mode)
 }
 
 // writeConfig writes an acpterm config confined to the session cwd and returns its path.
@@ -62,7 +63,11 @@ func (r *run) writeConfig(p policyOpts) string {
 		}
 		return "[" + strings.Join(s, ", ") + "]"
 	}
-	cfg := fmt.Sprintf(`[policy]
+	cfg := ""
+	if p.Mode != "" {
+		cfg = fmt.Sprintf("[agent]\nmode = %q\n\n", p.Mode)
+	}
+	cfg += fmt.Sprintf(`[policy]
 roots = [%q]
 unmatched = %q
 

@@ -1,6 +1,7 @@
 package realagents
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -246,4 +247,66 @@ func TestCurrentHeadlessClaudeFailAndReject(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d terminal end lines, want 2 (one per command)\n%s", n, h)
 	}
+}
+
+// auditKinds counts the run's audit records by kind.
+func (r *run) auditKinds(t *testing.T) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.dir, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("audit line %q: %v", l, err)
+		}
+		kinds[rec.Kind]++
+	}
+	return kinds
+}
+
+// An agent kept in (or put into) a mode that does not ask acts on its own; --approve deny never
+// sees it, and acpterm says so: "[unasked]" in the transcript and an audit record of kind
+// unasked. opencode with [agent] mode = "agent" gets no OPENCODE_PERMISSION, and its own
+// defaults run the command; claude-agent-acp 0.101 in acceptEdits writes the file.
+func TestCurrentHeadlessUnasked(t *testing.T) {
+	t.Run("opencode", func(t *testing.T) {
+		t.Parallel()
+		r := newRun(t, opencode)
+		h := r.headless(t, r.writeConfig(policyOpts{Mode: "agent"}), "deny", "touch a file")
+		if h.Code != 0 {
+			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+		}
+		expectLines(t, h, `^\[mode\] build$`, `^\[unasked\] execute ".*touch created-by-opencode\.txt.*" ran without asking \(no permission request reached acpterm\)$`)
+		noLines(t, h, `^\[permission\]`)
+		if _, err := os.Stat(filepath.Join(r.cwd, "created-by-opencode.txt")); err != nil {
+			t.Errorf("opencode did not run the command on its own: %v", err)
+		}
+		if n := r.auditKinds(t)["unasked"]; n != 1 {
+			t.Errorf("%d unasked audit records, want 1", n)
+		}
+	})
+	t.Run("claude", func(t *testing.T) {
+		t.Parallel()
+		r := newRun(t, claudeCurrent)
+		h := r.headless(t, r.writeConfig(policyOpts{Mode: "acceptEdits"}), "deny", "write a file")
+		if h.Code != 0 {
+			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+		}
+		expectLines(t, h, `^\[mode\] acceptEdits \(does not ask before acting\)$`,
+			`^\[warning\] in mode "Accept edits" the agent runs commands and edits files without asking acpterm`,
+			`^\[unasked\] edit "Write hello\.txt" ran without asking \(no permission request reached acpterm\)$`,
+			`^\[unasked\] edit "Edit hello\.txt" ran without asking \(no permission request reached acpterm\)$`)
+		noLines(t, h, `^\[permission\]`)
+		if b, err := os.ReadFile(filepath.Join(r.cwd, "hello.txt")); err != nil || string(b) != "hello from the mock model\nline 2 (edited)\n" {
+			t.Errorf("claude did not write and edit the file on its own: %q, %v", b, err)
+		}
+		if n := r.auditKinds(t)["unasked"]; n != 2 {
+			t.Errorf("%d unasked audit records, want 2", n)
+		}
+	})
 }
