@@ -11,7 +11,6 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/acpterm/acpterm/config"
-	"github.com/acpterm/acpterm/permissions"
 )
 
 func isAsked(e Event) bool { _, ok := e.(PermissionAsked); return ok }
@@ -735,18 +734,7 @@ func TestAnswerByIsRecorded(t *testing.T) {
 	for _, c := range []struct{ by, want string }{{"approve-flag", "approve-flag"}, {"", "user"}} {
 		t.Run(c.want, func(t *testing.T) {
 			logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-			h := start(t, setup{opts: func(o *Options) {
-				al, err := permissions.OpenAuditLog(logPath)
-				if err != nil {
-					t.Fatalf("OpenAuditLog: %v", err)
-				}
-				t.Cleanup(func() { _ = al.Close() })
-				eng, err := permissions.NewEngine(o.Config, permissions.EngineOptions{Cwd: o.Config.Policy.Roots[0], Audit: al})
-				if err != nil {
-					t.Fatalf("NewEngine: %v", err)
-				}
-				o.Engine = eng
-			}})
+			h := start(t, setup{opts: withAudit(t, logPath)})
 			// acpterm's own prompt (terminal/create of a command the policy asks about).
 			h.c.Prompt("termnoperm touch nope.txt")
 			from := 0

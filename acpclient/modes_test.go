@@ -10,7 +10,6 @@ import (
 	"github.com/coder/acp-go-sdk"
 
 	"github.com/acpterm/acpterm/config"
-	"github.com/acpterm/acpterm/permissions"
 )
 
 func modesOf(cur string, ids ...string) Modes {
@@ -128,18 +127,7 @@ func TestModesAndModelsOf(t *testing.T) {
 // record of kind "unasked"); one the agent asked about is not.
 func TestUnaskedToolCallFlagged(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	h := start(t, setup{opts: func(o *Options) {
-		al, err := permissions.OpenAuditLog(logPath)
-		if err != nil {
-			t.Fatalf("OpenAuditLog: %v", err)
-		}
-		t.Cleanup(func() { _ = al.Close() })
-		eng, err := permissions.NewEngine(o.Config, permissions.EngineOptions{Cwd: o.Config.Policy.Roots[0], Audit: al})
-		if err != nil {
-			t.Fatalf("NewEngine: %v", err)
-		}
-		o.Engine = eng
-	}})
+	h := start(t, setup{opts: withAudit(t, logPath)})
 	h.turn("metaretitle")
 	h.c.Prompt("perm")
 	from := 0
