@@ -357,11 +357,18 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		}
 		s.trace, trace = tf, tf
 	}
+	agentSpec := s.sandbox.agentSpec(cfg, agent, getenv("HOME"))
+	if agentSpec != nil && agentSpec.Network != sandbox.NetworkOn && s.mcp != nil {
+		// The agent's network namespace has a loopback of its own, so acpterm's MCP server on
+		// the host's 127.0.0.1 is out of its reach (and the sandbox makes no unix sockets, so
+		// the stdio bridge cannot connect either): it is served on the agent's proxy listener.
+		s.mcp.inSandbox = true
+	}
 	clientOptions := acpclient.Options{
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
 		Log: logger, Env: agentEnv, Mode: cfg.Agent.Mode, Trace: trace, ExtraMcpServers: s.mcp.serversFunc(),
 		LoadSession: o.resume, Continue: o.cont, DeferSession: o.pick, Store: sessionStore(getenv),
-		Sandbox: s.sandbox.agentSpec(cfg, agent, getenv("HOME")), AgentNetwork: s.net.agentNetwork(filepath.Base(agent[0])),
+		Sandbox: agentSpec, AgentNetwork: s.net.agentNetwork(filepath.Base(agent[0]), s.mcp),
 	}
 	s.client, err = acpclient.Start(ctx, clientOptions)
 	s.net.attach(s.client)

@@ -96,18 +96,26 @@ func (n *sessionNetwork) serveTerminal(id, label string, ln net.Listener) func()
 
 // agentNetwork is acpclient.Options.AgentNetwork: the agent's listener, served with the
 // agent (named label) as the identity; the client is attached first, so that the agent's
-// connections during initialize are decided too. nil when there is no proxy.
-func (n *sessionNetwork) agentNetwork(label string) func(*acpclient.Client, net.Listener) func() {
+// connections during initialize are decided too. With m, the listener also serves acpterm's
+// MCP server (at /mcp, the endpoint's bearer secret required) for m to offer the agent. nil
+// when there is no proxy.
+func (n *sessionNetwork) agentNetwork(label string, m *mcpTerminals) func(*acpclient.Client, net.Listener) func() {
 	if n == nil {
 		return nil
 	}
 	return func(c *acpclient.Client, ln net.Listener) func() {
 		n.attach(c)
+		addr := ln.Addr().String()
 		ep, err := n.proxy.Serve(netproxy.Identity{Agent: true, Label: label}, ln)
 		if err != nil {
 			n.log.Warn("netproxy: agent listener not served", "err", err)
 			_ = ln.Close()
 			return func() {}
+		}
+		if m != nil {
+			ep.ServeLocal(m.ep.Handler())
+			u := "http://" + addr + "/mcp"
+			m.sandboxURL.Store(&u)
 		}
 		return func() { _ = ep.Close() }
 	}

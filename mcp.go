@@ -40,6 +40,11 @@ type mcpTerminals struct {
 	agentPid atomic.Int64
 	exe      string
 	log      *slog.Logger
+	// inSandbox: the agent runs in a network namespace of its own, without unix sockets, so
+	// it reaches the server only at sandboxURL (the streamable-HTTP server on its proxy
+	// listener, set once that is served).
+	inSandbox  bool
+	sandboxURL atomic.Pointer[string]
 }
 
 // startMCPTerminals opens the service and its private socket. Errors: the socket or acpterm's
@@ -73,14 +78,24 @@ func startMCPTerminals(cwd string, engine *permissions.Engine, log *slog.Logger)
 }
 
 // servers is acpclient.Options.ExtraMcpServers: the "acpterm" server, over streamable HTTP when
-// the agent takes HTTP servers, else as acpterm's own binary bridging stdio to the socket.
+// the agent takes HTTP servers, else as acpterm's own binary bridging stdio to the socket. A
+// sandboxed agent (inSandbox) gets the HTTP server on its own loopback, or none when it takes
+// no HTTP servers (said in the log: the bridge could not connect from the sandbox).
 func (m *mcpTerminals) servers(agentPid int, http bool) []acp.McpServer {
 	m.agentPid.Store(int64(agentPid))
+	bearer := []acp.HttpHeader{{Name: "Authorization", Value: "Bearer " + m.ep.Secret()}}
+	if m.inSandbox {
+		u := m.sandboxURL.Load()
+		if !http || u == nil {
+			m.log.Warn("mcp: the sandboxed agent gets no interactive terminals: it takes no HTTP MCP servers, and the stdio bridge cannot reach acpterm from the sandbox", "http", http)
+			return nil
+		}
+		return []acp.McpServer{{Http: &acp.McpServerHttpInline{Type: "http", Name: mcpterm.ServerName, Url: *u, Headers: bearer}}}
+	}
 	if http {
 		url, err := m.ep.HTTP()
 		if err == nil {
-			return []acp.McpServer{{Http: &acp.McpServerHttpInline{Type: "http", Name: mcpterm.ServerName, Url: url,
-				Headers: []acp.HttpHeader{{Name: "Authorization", Value: "Bearer " + m.ep.Secret()}}}}}
+			return []acp.McpServer{{Http: &acp.McpServerHttpInline{Type: "http", Name: mcpterm.ServerName, Url: url, Headers: bearer}}}
 		}
 		m.log.Warn("mcp: http endpoint failed; offering the stdio bridge", "err", err)
 	}

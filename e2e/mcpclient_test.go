@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -90,7 +91,8 @@ func startMCPRun(t *testing.T, e *testEnv, extraEnv []string, args ...string) *m
 	}()
 	t.Cleanup(r.stop)
 	waitFile(t, rec, "the agent's mcpServers", r.out)
-	if os.Getenv("SCRIPTAGENT_MCP_HTTP") == "" && !slices.Contains(extraEnv, "SCRIPTAGENT_MCP_HTTP=1") {
+	// The scriptagent relays a stdio "acpterm" server (the bridge it started) to the socket.
+	if slices.ContainsFunc(r.servers(), func(s acp.McpServer) bool { return s.Stdio != nil && s.Stdio.Name == "acpterm" }) {
 		waitFile(t, proxy, "the agent's MCP relay socket", r.out)
 		conn, err := net.Dial("unix", proxy)
 		if err != nil {
@@ -438,4 +440,60 @@ func TestMCPAskedStartAnsweredInTUI(t *testing.T) {
 	tm.keys("C-q")
 	tm.exitCode()
 	e.waitNoLeftovers(t)
+}
+
+// TestMCPForSandboxedAgent: an agent in the sandbox ([sandbox] agent = true, network through
+// the proxy) has a loopback of its own, so acpterm's 127.0.0.1 HTTP server is out of its reach
+// (and the sandbox makes no unix sockets, so the stdio bridge could not connect): an
+// HTTP-capable agent gets the server on its own proxy listener, which it reaches from inside
+// the sandbox (the secret required); an agent without HTTP MCP servers gets none.
+func TestMCPForSandboxedAgent(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the sandbox's namespaces need root here (CI runs as root)")
+	}
+	for _, httpCap := range []bool{true, false} {
+		t.Run(fmt.Sprintf("http=%v", httpCap), func(t *testing.T) {
+			e := newEnv(t)
+			rec := filepath.Join(e.root, "mcpservers.json")
+			e.extraEnv = append(e.extraEnv, "SCRIPTAGENT_MCP_RECORD="+rec)
+			if httpCap {
+				e.extraEnv = append(e.extraEnv, "SCRIPTAGENT_MCP_HTTP=1")
+			}
+			// The agent writes its record of mcpServers in e.root.
+			e.writeConfig(fmt.Sprintf("[sandbox]\nmode = \"required\"\nagent = true\nagent_write = [%q]\n", e.root))
+			r := e.run("--headless", "--prompt", "mcphttp", "--", scriptAgent(t))
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			b, err := os.ReadFile(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var srv []acp.McpServer
+			if err := json.Unmarshal(b, &srv); err != nil {
+				t.Fatal(err)
+			}
+			if !httpCap {
+				if len(srv) != 0 || !strings.Contains(r.stdout, "mcphttp: no http server named acpterm") ||
+					!strings.Contains(e.logText(t), "the sandboxed agent gets no interactive terminals") {
+					t.Fatalf("mcpServers %s\n%s", b, r.stdout)
+				}
+				return
+			}
+			if len(srv) != 1 || srv[0].Http == nil || !strings.HasPrefix(srv[0].Http.Url, "http://127.0.0.1:") || !strings.HasSuffix(srv[0].Http.Url, "/mcp") {
+				t.Fatalf("mcpServers %s", b)
+			}
+			// The URL is inside the agent's namespace: from here (the host) nothing answers
+			// there, or something that is not acpterm's MCP server.
+			if resp, err := http.Post(srv[0].Http.Url, "application/json", strings.NewReader("{}")); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusUnauthorized {
+					t.Fatalf("the sandboxed agent's MCP URL %s is served on the host's loopback", srv[0].Http.Url)
+				}
+			}
+			if w := "mcphttp without headers 401, with 200, server acpterm"; !strings.Contains(r.stdout, w) {
+				t.Fatalf("headless output lacks %q:\n%s", w, r.stdout)
+			}
+		})
+	}
 }

@@ -61,6 +61,7 @@ type Endpoint struct {
 	httpLn  net.Listener
 	httpSrv *http.Server
 	httpURL string
+	handler http.Handler // the streamable-HTTP server at /mcp, made once
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -212,13 +213,20 @@ type readCloser struct {
 	io.Closer
 }
 
-func (e *Endpoint) listenHTTP() error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return fmt.Errorf("mcpterm: http listener: %w", err)
+// Handler is the tools over streamable HTTP at path /mcp (requests must carry
+// "Authorization: Bearer " + Secret(); others get 401), for serving on a listener acpterm
+// already has: a sandboxed agent's own loopback, where acpterm's 127.0.0.1 is out of reach.
+// The same handler serves HTTP()'s listener.
+func (e *Endpoint) Handler() http.Handler {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.handlerLocked()
+}
+
+func (e *Endpoint) handlerLocked() http.Handler {
+	if e.handler != nil {
+		return e.handler
 	}
-	e.httpLn = ln
-	e.httpURL = "http://" + ln.Addr().String() + "/mcp"
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
 		srv, _ := e.svc.NewServer() // its terminals end with the service
 		return srv
@@ -232,6 +240,18 @@ func (e *Endpoint) listenHTTP() error {
 		}
 		h.ServeHTTP(w, r)
 	}))
+	e.handler = mux
+	return mux
+}
+
+func (e *Endpoint) listenHTTP() error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("mcpterm: http listener: %w", err)
+	}
+	e.httpLn = ln
+	e.httpURL = "http://" + ln.Addr().String() + "/mcp"
+	mux := e.handlerLocked()
 	e.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	e.wg.Add(1)
 	go func() {

@@ -12,7 +12,8 @@ import (
 )
 
 // httpHandler serves one endpoint's HTTP connections: CONNECT tunnels and absolute-URI
-// requests. Anything else (an origin-form request, a URI scheme other than http) is 400.
+// requests, and origin-form requests when the endpoint serves a local handler (ServeLocal).
+// Anything else (an origin-form request otherwise, a URI scheme other than http) is 400.
 type httpHandler struct {
 	ep *Endpoint
 }
@@ -23,6 +24,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !r.URL.IsAbs() || r.URL.Host == "" {
+		if lh := h.ep.local.Load(); lh != nil && !r.URL.IsAbs() {
+			(*lh).ServeHTTP(w, r)
+			return
+		}
 		refuseHTTP(w, http.StatusBadRequest, "acpterm: this is acpterm's network proxy; send CONNECT host:port or an absolute http:// URL")
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -236,6 +237,8 @@ type Endpoint struct {
 	ln   net.Listener // the endpoint's socket, or a listener handed to Serve
 	srv  *http.Server
 	hl   *connListener // feeds HTTP connections to srv
+	// local serves origin-form requests (ServeLocal); nil: they are 400.
+	local atomic.Pointer[http.Handler]
 
 	mu      sync.Mutex
 	id      Identity
@@ -317,6 +320,13 @@ func (p *Proxy) start(id Identity, bound bool, ln net.Listener, dir, path string
 	}()
 	return ep, nil
 }
+
+// ServeLocal makes h serve the endpoint's origin-form HTTP requests ("GET /path", not a
+// proxy request): a service acpterm offers to the sandbox behind this endpoint on its own
+// listener, e.g. its MCP server to a sandboxed agent, whose network namespace has no other
+// way to acpterm. Such requests are no connection anywhere: they are not decided or audited
+// here (h checks its own credentials). Without h they are 400.
+func (ep *Endpoint) ServeLocal(h http.Handler) { ep.local.Store(&h) }
 
 // SocketPath is the endpoint's unix socket ("" for an endpoint made by Serve).
 func (ep *Endpoint) SocketPath() string { return ep.path }

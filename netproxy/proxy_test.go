@@ -169,6 +169,48 @@ func TestOriginFormRequestIs400(t *testing.T) {
 	}
 }
 
+// With a local handler, origin-form requests are served by it (no decision, no record) while
+// proxy requests on the same connection's endpoint are still decided.
+func TestServeLocalOriginForm(t *testing.T) {
+	h := newHarness(t, harnessOpts{decide: rules()})
+	h.ep.ServeLocal(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "local %s %s", r.Method, r.URL.Path)
+	}))
+	c, err := net.Dial("unix", h.ep.SocketPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	io.WriteString(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nContent-Length: 0\r\n\r\n")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(b) != "local POST /mcp" {
+		t.Fatalf("local: %d %q", resp.StatusCode, b)
+	}
+	io.WriteString(c, "GET http://evil.acpterm.test/x HTTP/1.1\r\nHost: evil.acpterm.test\r\n\r\n")
+	resp, err = http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Fatalf("proxy request beside the local handler: %d", resp.StatusCode)
+	}
+	if r := h.record(t); r.Host != "evil.acpterm.test" || r.Verdict != Deny {
+		t.Fatalf("record %+v", r)
+	}
+	h.mu.Lock()
+	n := len(h.records)
+	h.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d records, want 1 (the local request is none)", n)
+	}
+}
+
 // socks dials the endpoint, greets and sends a CONNECT for the given address bytes.
 func socks(t *testing.T, ep *Endpoint, atyp byte, addr []byte, port int) (net.Conn, []byte) {
 	t.Helper()

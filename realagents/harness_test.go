@@ -151,6 +151,8 @@ type run struct {
 	mock  *mockLLM // nil for the SDK example agents
 	// extraArgs are more acpterm flags for the next runs (--resume ID, --answer K=V …).
 	extraArgs []string
+	// extraEnv are more variables for the processes we spawn; they win over env()'s own.
+	extraEnv []string
 }
 
 // newRun prepares a sandbox for agent, starts its mock (if it uses a model)
@@ -322,7 +324,7 @@ func (r *run) env() []string {
 		env = append(env, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
 			"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1")
 	}
-	return env
+	return append(env, r.extraEnv...) // os/exec keeps the last value of a repeated name
 }
 
 // processesMentioning lists live processes (not zombies, not this test process)

@@ -489,6 +489,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		a.say(fmt.Sprintf("netget %d %s", resp.StatusCode, strings.TrimSpace(string(body))))
+	case "mcphttp": // see mcp.go
+		a.say(mcpHTTP())
 	case "netdial": // netdial HOST:PORT: a TCP connection by the agent process itself, ignoring any proxy
 		c, err := net.DialTimeout("tcp", arg, 10*time.Second)
 		if err != nil {

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"strings"
+	"time"
 
 	"github.com/coder/acp-go-sdk"
 )
@@ -18,7 +21,12 @@ import (
 //	                          server named "acpterm" (as a child of this agent, as a real agent
 //	                          does) and copy the connection to its stdin and its stdout back
 //	$SCRIPTAGENT_MCP_HTTP=1   advertise mcpCapabilities.http in initialize
+//
+// The prompt "mcphttp" sends an MCP initialize to the HTTP server named "acpterm" (as the
+// agent itself, from wherever it runs), once without and once with the headers it was given,
+// and says the two statuses and the server's name from the answer.
 func offerMCP(servers []acp.McpServer) {
+	offered = servers
 	if p := os.Getenv("SCRIPTAGENT_MCP_RECORD"); p != "" {
 		b, _ := json.Marshal(servers)
 		_ = os.WriteFile(p+".tmp", b, 0o600)
@@ -52,6 +60,56 @@ func offerMCP(servers []acp.McpServer) {
 			go proxyMCP(c, srv)
 		}
 	}()
+}
+
+// offered are the mcpServers of session/new.
+var offered []acp.McpServer
+
+// mcpHTTP is the "mcphttp" prompt.
+func mcpHTTP() string {
+	var srv *acp.McpServerHttpInline
+	for _, s := range offered {
+		if s.Http != nil && s.Http.Name == "acpterm" {
+			srv = s.Http
+		}
+	}
+	if srv == nil {
+		return "mcphttp: no http server named acpterm"
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"scriptagent","version":"1"}}}`
+	post := func(withHeaders bool) (int, string, error) {
+		req, err := http.NewRequest(http.MethodPost, srv.Url, strings.NewReader(initialize))
+		if err != nil {
+			return 0, "", err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if withHeaders {
+			for _, h := range srv.Headers {
+				req.Header.Set(h.Name, h.Value)
+			}
+		}
+		resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+		return resp.StatusCode, string(b), nil
+	}
+	bare, _, err := post(false)
+	if err != nil {
+		return "mcphttp error " + err.Error()
+	}
+	ok, body, err := post(true)
+	if err != nil {
+		return "mcphttp error " + err.Error()
+	}
+	name := "none"
+	if i := strings.Index(body, `"serverInfo":{"name":"`); i >= 0 {
+		name, _, _ = strings.Cut(body[i+len(`"serverInfo":{"name":"`):], `"`)
+	}
+	return fmt.Sprintf("mcphttp without headers %d, with %d, server %s", bare, ok, name)
 }
 
 // proxyMCP runs one bridge process for connection c.
