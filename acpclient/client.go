@@ -957,7 +957,11 @@ func (c *Client) chooseMode() []Event {
 		return append(notes, Notice{Level: "warning", Text: fmt.Sprintf("could not switch the agent to mode %q: %v", target, err)})
 	}
 	c.log.Info("mode chosen", "from", ms.Current, "to", target, "setting", setting)
-	return append(notes, Notice{Level: "info", Text: fmt.Sprintf("mode %s → %s (chosen by acpterm; [agent] mode = \"agent\" keeps the agent's own)", ms.Name(ms.Current), ms.Name(target))})
+	why := "chosen by acpterm; [agent] mode = \"agent\" keeps the agent's own"
+	if setting != ModeAsking {
+		why = fmt.Sprintf("[agent] mode = %q", setting)
+	}
+	return append(notes, Notice{Level: "info", Text: fmt.Sprintf("mode %s → %s (%s)", ms.Name(ms.Current), ms.Name(target), why)})
 }
 
 // SetModel switches the model through session/set_model, the models API that gemini-cli and

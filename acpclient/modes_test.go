@@ -184,7 +184,7 @@ func testConfiguredMode(t *testing.T) {
 			notes = append(notes, n.Level+": "+n.Text)
 		}
 	}
-	if want := `info: mode Default → Plan (chosen by acpterm; [agent] mode = "agent" keeps the agent's own)`; !slices.Contains(notes, want) {
+	if want := `info: mode Default → Plan ([agent] mode = "plan")`; !slices.Contains(notes, want) {
 		t.Errorf("notices %q, want %q", notes, want)
 	}
 }

@@ -298,6 +298,7 @@ func TestCurrentHeadlessUnasked(t *testing.T) {
 			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
 		}
 		expectLines(t, h, `^\[mode\] acceptEdits \(does not ask before acting\)$`,
+			`^\[notice\] info: mode Auto → Accept edits \(\[agent\] mode = "acceptEdits"\)$`,
 			`^\[warning\] in mode "Accept edits" the agent runs commands and edits files without asking acpterm`,
 			`^\[unasked\] edit "Write hello\.txt" ran without asking \(no permission request reached acpterm\)$`,
 			`^\[unasked\] edit "Edit hello\.txt" ran without asking \(no permission request reached acpterm\)$`)
