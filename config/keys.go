@@ -100,7 +100,7 @@ var defaultKeys = map[string][]string{
 	"pane_scroll_down": {"shift+pgdown", "alt+pgdown", "alt+down"},
 	"pager":            {"ctrl+o"}, "conversation_pager": {"alt+o"}, "close_pane": {"ctrl+x"}, "kill_pane": {"alt+k"},
 	"toggle_thoughts": {"alt+t"}, "cycle_mode": {"alt+m"}, "cycle_model": {"alt+p"}, "grants": {"alt+g"},
-	"sessions": {"alt+r"}, "options": {"alt+c"}, "restart_agent": {"ctrl+r"},
+	"sessions": {"alt+r"}, "options": {"alt+c"}, "restart_agent": {"ctrl+r"}, "queue": {"alt+q"},
 	"suspend": {"ctrl+z"},
 	"help":    {"?", "f1"}, "answer": {"tab"}, "approve_once": {"a"}, "approve_always": {"A"}, "reject_once": {"r"},
 	"reject_always": {"R"},

@@ -98,7 +98,7 @@ var keyActions = []string{
 	"kill_pane", "suspend", "conversation_pager", "answer", "sessions", "options",
 	"pane_1", "pane_2", "pane_3", "pane_4", "pane_5", "pane_6", "pane_7", "pane_8", "pane_9", "last_pane",
 	"prefix",
-	"restart_agent",
+	"restart_agent", "queue",
 }
 
 // Default returns the built-in configuration for a session in cwd (made real with

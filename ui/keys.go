@@ -31,6 +31,8 @@ type KeyMap struct {
 	Sessions, Options key.Binding
 	// RestartAgent starts the agent again after it exited on its own (restart.go).
 	RestartAgent key.Binding
+	// Queue opens the queued prompts (overlay_queue.go): edit, remove, reorder.
+	Queue key.Binding
 
 	// Answer moves the keyboard to an approval request that arrived while the user was typing
 	// (it then waits, "tab answers"); it shares its key with Complete, which it wins over only
@@ -79,6 +81,7 @@ var keyDocs = map[string]struct{ key, desc string }{
 	"sessions":           {"", "sessions: resume, fork, delete"},
 	"options":            {"", "session options (config options)"},
 	"restart_agent":      {"", "restart the agent after it exited"},
+	"queue":              {"", "queued prompts: edit, remove, reorder"},
 	"help":               {"", "help"},
 	"suspend":            {"", "suspend acpterm (fg resumes)"},
 	"answer":             {"", "answer a waiting approval"},
@@ -129,7 +132,7 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 		"pager": &km.Pager, "conversation_pager": &km.ConvPager, "close_pane": &km.ClosePane, "kill_pane": &km.KillPane, "toggle_thoughts": &km.ToggleThoughts,
 		"cycle_mode": &km.CycleMode, "cycle_model": &km.CycleModel, "grants": &km.Grants,
 		"help": &km.Help, "focus_next": &km.NextPane, "suspend": &km.Suspend, "answer": &km.Answer,
-		"sessions": &km.Sessions, "options": &km.Options, "restart_agent": &km.RestartAgent,
+		"sessions": &km.Sessions, "options": &km.Options, "restart_agent": &km.RestartAgent, "queue": &km.Queue,
 		"approve_once": &km.ApproveOnce, "approve_always": &km.ApproveAlways,
 		"reject_once": &km.RejectOnce, "reject_always": &km.RejectAlways,
 	}
@@ -202,9 +205,9 @@ func normKey(k tea.KeyPressMsg) tea.KeyPressMsg {
 // fullHelp groups every binding by area, for the `?` screen.
 func (km KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit, km.Suspend, km.RestartAgent},
+		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit, km.Suspend},
 		{km.NextPane, km.PaneN[0], km.LastPane, km.FocusPane, km.LeavePane, km.Prefix, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
-		{km.ScrollUp, km.ScrollDown, km.ConvPager, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Options, km.Sessions, km.Grants, km.Help},
+		{km.ScrollUp, km.ScrollDown, km.ConvPager, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Options, km.Sessions, km.Grants, km.Queue, km.RestartAgent, km.Help},
 		append([]key.Binding{km.Answer, km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways}, modalHelp...),
 	}
 }

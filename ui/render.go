@@ -181,7 +181,7 @@ func (m *Model) separatorLine(width int) string {
 			parts = append(parts, m.st.Warn.Render("approval waiting · "+m.keys.Answer.Help().Key+" answers"))
 		}
 		if n := len(m.queue); n > 0 {
-			parts = append(parts, m.st.Warn.Render(fmt.Sprintf("%d queued", n)))
+			parts = append(parts, m.st.Warn.Render(fmt.Sprintf("%d queued (%s edits)", n, m.keys.Queue.Help().Key)))
 		}
 		if w := m.modeWarning(); w != "" {
 			parts = append(parts, m.st.Error.Render(w))

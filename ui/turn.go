@@ -57,7 +57,7 @@ func (m *Model) holdQueueIf(cond bool) string {
 
 // nextPrompt starts the first queued prompt when no turn is running.
 func (m *Model) nextPrompt() tea.Cmd {
-	if m.busy || len(m.queue) == 0 || m.agentGone != "" {
+	if m.busy || len(m.queue) == 0 || m.agentGone != "" || m.queueHeld() {
 		return nil
 	}
 	text := m.queue[0]

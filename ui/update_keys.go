@@ -119,6 +119,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.cycleMode()
 	case key.Matches(k, m.keys.CycleModel):
 		return m.cycleModel()
+	case key.Matches(k, m.keys.Queue):
+		m.openQueue()
+		return nil
 	case key.Matches(k, m.keys.RestartAgent) && m.canRestart():
 		return m.restartAgent()
 	case key.Matches(k, m.keys.Sessions):
