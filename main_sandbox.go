@@ -212,8 +212,13 @@ func (s *sessionSandbox) agentSpec(cfg *config.Config, agent []string, home stri
 	}
 	a.Write = nil
 	for _, p := range append(sandbox.AgentStateDirs(agent, home), cfg.Sandbox.AgentWrite...) {
-		if _, err := os.Lstat(p); err != nil && filepath.Ext(p) == "" {
-			_ = os.MkdirAll(p, 0o700)
+		// A missing directory is made (Landlock grants only what exists); a missing file
+		// (a name with an extension, "~/.claude.json") is not. A dot-name (".gemini") is a
+		// directory.
+		if ext := filepath.Ext(p); ext == "" || ext == filepath.Base(p) {
+			if _, err := os.Lstat(p); err != nil {
+				_ = os.MkdirAll(p, 0o700)
+			}
 		}
 		a.Write = append(a.Write, p)
 	}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +22,7 @@ type mockLLM struct {
 	srv    *httptest.Server
 	script *script
 	cwd    string // replaces __CWD__ in scenario inputs
+	host   string // when set, URL names this host instead of 127.0.0.1 (a name resolving to it)
 
 	mu   sync.Mutex
 	reqs []llmRequest
@@ -36,7 +39,17 @@ type llmRequest struct {
 	Earlier     []string // the human prompts before the latest one (the conversation the model was given)
 }
 
-func (m *mockLLM) URL() string { return m.srv.URL }
+// URL is the mock's base URL: http://127.0.0.1:PORT, or http://HOST:PORT after useHost.
+func (m *mockLLM) URL() string {
+	if m.host != "" {
+		return "http://" + net.JoinHostPort(m.host, strconv.Itoa(m.srv.Listener.Addr().(*net.TCPAddr).Port))
+	}
+	return m.srv.URL
+}
+
+// useHost makes URL name host (which the agent's resolver, e.g. acpterm's proxy, maps to
+// 127.0.0.1) instead of the address.
+func (m *mockLLM) useHost(host string) { m.host = host }
 
 func (m *mockLLM) Close() { m.srv.Close() }
 

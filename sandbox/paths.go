@@ -305,7 +305,7 @@ func AgentStateDirs(argv []string, home string) []string {
 		out = append(out, j(".gemini"))
 	}
 	if strings.Contains(words, "opencode") {
-		out = append(out, j(".local", "share", "opencode"), j(".config", "opencode"), j(".cache", "opencode"))
+		out = append(out, j(".local", "share", "opencode"), j(".local", "state", "opencode"), j(".config", "opencode"), j(".cache", "opencode"))
 	}
 	if strings.Contains(words, "copilot") {
 		out = append(out, j(".copilot"))
