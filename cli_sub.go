@@ -38,7 +38,7 @@ func runPolicy(args []string, std stdio, getenv func(string) string) int {
 		fmt.Fprintf(std.err, "acpterm: policy check: config: %v\n", err)
 		return exitUsage
 	}
-	engine, err := permissions.NewEngine(cfg, permissions.EngineOptions{
+	engine, err := permissions.NewEngine(cfg.Permissions(getenv), permissions.EngineOptions{
 		Cwd: cwd, GrantsFile: config.DefaultGrantsFile(getenv), Getenv: getenv,
 	})
 	if err != nil {

@@ -258,7 +258,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	}
 	logger.Info("sandbox", "summary", s.sandbox.summary(), "confined", s.sandbox.confined(), "missing", strings.Join(reportMissing(s.sandbox), "; "))
 
-	engine, err := permissions.NewEngine(cfg, permissions.EngineOptions{
+	engine, err := permissions.NewEngine(cfg.Permissions(getenv), permissions.EngineOptions{
 		Cwd: cwd, GrantsFile: config.DefaultGrantsFile(getenv), Audit: s.audit,
 		Headless: o.headless, Getenv: getenv, LogFile: logPath,
 		// Programs that execute workspace code (go test, pytest, make …) may be allowed by an

@@ -29,7 +29,7 @@ func TestAgentAlwaysForFileIsRemembered(t *testing.T) {
 				}
 				// Saving needs a grants file.
 				var err error
-				eng, err = permissions.NewEngine(o.Config, permissions.EngineOptions{Cwd: o.Config.Policy.Roots[0], GrantsFile: filepath.Join(t.TempDir(), "grants.json")})
+				eng, err = permissions.NewEngine(o.Config.Permissions(nil), permissions.EngineOptions{Cwd: o.Config.Policy.Roots[0], GrantsFile: filepath.Join(t.TempDir(), "grants.json")})
 				if err != nil {
 					t.Fatal(err)
 				}

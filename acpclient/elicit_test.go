@@ -22,7 +22,7 @@ func withAudit(t *testing.T, logPath string) func(*Options) {
 			t.Fatalf("OpenAuditLog: %v", err)
 		}
 		t.Cleanup(func() { _ = al.Close() })
-		eng, err := permissions.NewEngine(o.Config, permissions.EngineOptions{Cwd: o.Config.Policy.Roots[0], Audit: al})
+		eng, err := permissions.NewEngine(o.Config.Permissions(nil), permissions.EngineOptions{Cwd: o.Config.Policy.Roots[0], Audit: al})
 		if err != nil {
 			t.Fatalf("NewEngine: %v", err)
 		}

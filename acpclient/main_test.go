@@ -81,7 +81,7 @@ func newEngine(t *testing.T, dir string, policy func(*config.Policy)) (*config.C
 	if policy != nil {
 		policy(&cfg.Policy)
 	}
-	eng, err := permissions.NewEngine(cfg, permissions.EngineOptions{Cwd: cfg.Policy.Roots[0]})
+	eng, err := permissions.NewEngine(cfg.Permissions(nil), permissions.EngineOptions{Cwd: cfg.Policy.Roots[0]})
 	if err != nil {
 		t.Fatalf("NewEngine: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/acpterm/acpterm/config"
 	"github.com/acpterm/acpterm/netproxy"
 	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
 // ConnectionRefused is emitted when the network proxy refused a connection of a client-owned
@@ -49,7 +50,7 @@ func (c *Client) decideConnection(r netproxy.Request) netproxy.Decision {
 		// agent_allow); a deny rule still wins, and everything else is decided as for a command.
 		hosts, source := config.AgentHosts(c.cfg, c.o.Command)
 		for _, h := range hosts {
-			if hr, err := config.ParseHostRule(h); err == nil && hr.Matches(r.Host, r.Port) {
+			if hr, err := policy.ParseHostRule(h); err == nil && hr.Matches(r.Host, r.Port) {
 				// A name the user wrote in agent_allow may also resolve to a private address.
 				named := !hr.Wildcard && source == "[policy.network] agent_allow"
 				return netproxy.Decision{Verdict: netproxy.Allow, By: "policy", Rule: "agent model API: " + hr.String() + " (" + source + ")", NamesHost: named}

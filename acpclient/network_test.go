@@ -162,7 +162,7 @@ func TestNetworkSaveRuleAndAudit(t *testing.T) {
 	}
 	grants := filepath.Join(dir, "grants.json")
 	h := start(t, setup{opts: func(o *Options) {
-		eng, err := permissions.NewEngine(o.Config, permissions.EngineOptions{Cwd: o.Cwd, Audit: al, GrantsFile: grants})
+		eng, err := permissions.NewEngine(o.Config.Permissions(nil), permissions.EngineOptions{Cwd: o.Cwd, Audit: al, GrantsFile: grants})
 		if err != nil {
 			t.Fatal(err)
 		}

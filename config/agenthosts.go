@@ -15,7 +15,7 @@ type AgentHostList struct {
 	// name or an npm package name, compared with each argv word (its base name, and without a
 	// trailing @version).
 	Match []string
-	// Hosts are host rules (ParseHostRule syntax) for its model API and sign-in endpoints.
+	// Hosts are host rules (policy.ParseHostRule syntax) for its model API and sign-in endpoints.
 	Hosts []string
 }
 

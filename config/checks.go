@@ -5,16 +5,9 @@ import (
 	"path"
 	"slices"
 	"strings"
-)
 
-// RuleCheck, when set, is consulted at load for every entry of the user file's
-// [policy.commands] allow list (key "policy.commands.allow") and [policy.env] allow list (key
-// "policy.env.allow"). A non-empty result rejects the file with that message at the entry's
-// file:line:col. The permissions package sets it (in its init) to refuse entries its engine
-// would never honour: an env allow entry matched by its own extra env deny list. (An allow
-// rule for a program that executes workspace code, such as make or go test, is honoured while
-// commands run confined by the OS sandbox, so it is not refused.) Nil: no such check.
-var RuleCheck func(key, entry string) string
+	"github.com/acpterm/acpterm/permissions/policy"
+)
 
 // shadowedAllow says why allow rule s can never take effect with the deny and ask rules in c
 // (deny > ask > allow: a deny or ask rule whose words are a prefix of s's covers every command
@@ -50,7 +43,7 @@ func shadowedEnvAllow(g string, deny []string) string {
 	for _, d := range deny {
 		if ok, _ := path.Match(strings.ToUpper(d), strings.ToUpper(g)); ok {
 			src := ""
-			if slices.Contains(builtinEnvDeny, d) {
+			if slices.Contains(policy.BuiltinEnvDeny(), d) {
 				src = " (built in, cannot be removed: it can make an allowed program run other code)"
 			}
 			return fmt.Sprintf("%q has no effect: it is on the env deny list as %q%s, and deny beats allow; remove it", g, d, src)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden .want files")
@@ -225,7 +227,7 @@ deny_read = ["**/.env"]
 	if !slices.Equal(c.Deny, append(BuiltinDeny(), "rm", "curl")) {
 		t.Errorf("deny = %q", c.Deny)
 	}
-	if got := cfg.Policy.Env.Deny; got[len(got)-1] != "MY_SECRET_*" || len(got) != len(BuiltinEnvDeny())+1 {
+	if got := cfg.Policy.Env.Deny; got[len(got)-1] != "MY_SECRET_*" || len(got) != len(policy.BuiltinEnvDeny())+1 {
 		t.Errorf("env deny = %q", got)
 	}
 	if !slices.Equal(cfg.Policy.Env.Allow, []string{"CI"}) || !slices.Equal(cfg.Policy.FS.DenyRead, []string{"**/.env"}) {

@@ -15,6 +15,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	toml "github.com/pelletier/go-toml/v2"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
 // DefaultsSource is Config.Source when no user config file was read.
@@ -41,54 +43,19 @@ func BuiltinAllow() []string { return slices.Clone(builtinAllow) }
 // BuiltinDeny returns the commands always denied, whatever a config file says (a fresh copy).
 func BuiltinDeny() []string { return slices.Clone(builtinDeny) }
 
-// BuiltinEnvDeny returns (a fresh copy of) the variable-name globs the agent may never set:
-// dynamic-loader and interpreter start-up hooks, pagers and editors, PATH and HOME, and every
-// variable that makes a common tool run another program or read its configuration (and so
-// commands) from elsewhere. Matching ignores case. The same list applies to variables a shell
-// script sets for a child (VAR=x cmd, export, declare -x, env VAR=x, set -a). [policy.env]
-// deny extends this list.
-func BuiltinEnvDeny() []string { return slices.Clone(builtinEnvDeny) }
-
 // KeyActions returns (a fresh copy of) the action names accepted in [ui.keys]: the v1 set
 // (quit, cancel, leave_pane, focus_next, zoom, scroll_up, scroll_down, pager, close_pane,
 // grants, help, approve_once, approve_always, reject_once, reject_always) plus the ui
 // package's own finer actions.
 func KeyActions() []string { return slices.Clone(keyActions) }
 
-// builtinAllow, builtinDeny, builtinEnvDeny and keyActions hold what the functions above
-// return.
+// builtinAllow, builtinDeny and keyActions hold what the functions above return.
 var builtinAllow = []string{
 	"ls", "cat", "head", "tail", "wc", "grep", "rg", "echo", "printf", "pwd", "true", "date",
 	"git status", "git diff", "git log", "git show",
 }
 
 var builtinDeny = []string{"sudo", "su", "doas", "pkexec"}
-
-var builtinEnvDeny = []string{
-	"LD_*", "DYLD_*", "GCONV_PATH", "GCONV_MODULES", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS",
-	"PROMPT_COMMAND", "PS4", "IFS", "CDPATH", "GLOBIGNORE", "NODE_OPTIONS", "BUN_OPTIONS",
-	"PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
-	"GIT_*", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "EDITOR", "VISUAL", "BROWSER",
-	"SSH_ASKPASS", "SUDO_ASKPASS", "PATH", "HOME",
-	// Pagers: less runs "!cmd" and "|cmd" typed or given as +cmd in LESS; lesskey files bind keys
-	// to shell commands; more also takes options from MORE.
-	"LESS", "LESSKEY", "LESSKEYIN", "LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM", "LESSEDIT", "MORE",
-	// Build tools: go runs -toolexec/-exec from GOFLAGS (or a GOENV file), a GOTOOLCHAIN/GOROOT
-	// toolchain, and CC/CXX/CGO_* compilers; make takes options from MAKEFLAGS; cargo/rustc
-	// run wrappers, runners and linkers from their variables or CARGO_HOME/config.toml.
-	"GOFLAGS", "GOENV", "GOTOOLCHAIN", "GOROOT", "CC", "CXX", "CPP", "AR", "LD", "FC", "CGO_*",
-	"PKG_CONFIG", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "RUSTC", "RUSTC_WRAPPER",
-	"RUSTC_WORKSPACE_WRAPPER", "RUSTFLAGS", "RUSTDOC", "RUSTDOCFLAGS", "CARGO_BUILD_*",
-	"CARGO_TARGET_*", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN",
-	// Tool config files that name programs: rg --pre via its config file, tar --to-command.
-	"RIPGREP_CONFIG_PATH", "TAR_OPTIONS",
-	// Package managers and interpreters: npm/yarn config (script-shell, yarnPath), node module
-	// path, Python warnings filters and user site (.pth files run code), JVM/.NET start-up hooks.
-	"NPM_CONFIG_*", "YARN_*", "NODE_PATH", "PYTHONWARNINGS", "PYTHONUSERBASE", "JAVA_TOOL_OPTIONS",
-	"_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "MAVEN_OPTS", "GRADLE_OPTS", "DOTNET_STARTUP_HOOKS",
-	// Shells and config directories (tools read config, and so commands, from them).
-	"SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
-}
 
 var keyActions = []string{
 	"quit", "cancel", "leave_pane", "focus_next", "zoom", "scroll_up", "scroll_down", "pager",
@@ -119,7 +86,7 @@ func Default(cwd string) *Config {
 				Allow: BuiltinAllow(),
 				Deny:  BuiltinDeny(),
 			},
-			Env:          Env{Deny: BuiltinEnvDeny()},
+			Env:          Env{Deny: policy.BuiltinEnvDeny()},
 			FS:           FS{Read: "allow", Write: "ask"},
 			Network:      Network{Unmatched: "ask"},
 			KillGrace:    DefaultKillGrace,
@@ -608,18 +575,12 @@ func (l *loader) commands(cfg *Config, c *fileCommands) error {
 		}
 	}
 	// An allow rule that can never take effect is an error, not a silent no-op: one covered by
-	// a deny or ask rule (allow = ["sudo ls"]), or one the engine always asks about anyway
-	// (RuleCheck: build runners). A project file cannot add allow rules.
+	// a deny or ask rule (allow = ["sudo ls"]). A project file cannot add allow rules.
 	if c.Allow != nil && !l.project {
 		for i, s := range *c.Allow {
 			key := fmt.Sprintf("policy.commands.allow[%d]", i)
 			if msg := shadowedAllow(s, cfg.Policy.Commands); msg != "" {
 				return l.errf(key, "%s", msg)
-			}
-			if RuleCheck != nil {
-				if msg := RuleCheck("policy.commands.allow", strings.Join(strings.Fields(s), " ")); msg != "" {
-					return l.errf(key, "%s", msg)
-				}
 			}
 		}
 	}
@@ -698,10 +659,8 @@ func (l *loader) envList(cfg *Config, key string, in *[]string, dst *[]string) e
 			if msg := shadowedEnvAllow(g, cfg.Policy.Env.Deny); msg != "" {
 				return l.errf(k, "%s", msg)
 			}
-			if RuleCheck != nil {
-				if msg := RuleCheck(key, g); msg != "" {
-					return l.errf(k, "%s", msg)
-				}
+			if msg := policy.EnvAllowProblem(g); msg != "" {
+				return l.errf(k, "%s", msg)
 			}
 		}
 		if !slices.Contains(*dst, g) {
@@ -784,7 +743,7 @@ func (l *loader) network(cfg *Config, n *fileNetwork) error {
 		}
 		out := []string{}
 		for i, s := range *n.AgentAllow {
-			r, err := ParseHostRule(s)
+			r, err := policy.ParseHostRule(s)
 			if err != nil {
 				return l.errf(fmt.Sprintf("policy.network.agent_allow[%d]", i), "%s", err)
 			}
@@ -808,13 +767,13 @@ func (l *loader) network(cfg *Config, n *fileNetwork) error {
 		}
 		for i, s := range *ls.in {
 			k := fmt.Sprintf("%s[%d]", key, i)
-			r, err := ParseHostRule(s)
+			r, err := policy.ParseHostRule(s)
 			if err != nil {
 				return l.errf(k, "%s", err)
 			}
 			if ls.name == "allow" {
 				for _, d := range cfg.Policy.Network.Deny {
-					if dr, err := ParseHostRule(d); err == nil && dr.Covers(r) {
+					if dr, err := policy.ParseHostRule(d); err == nil && dr.Covers(r) {
 						return l.errf(k, "allow rule %q has no effect: deny rule %q covers it (deny > allow); remove it", s, d)
 					}
 				}

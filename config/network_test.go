@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
 func TestNetworkRules(t *testing.T) {
@@ -77,40 +79,6 @@ func TestNetworkProjectTightensOnly(t *testing.T) {
 	}
 }
 
-func TestHostRuleMatching(t *testing.T) {
-	r := func(s string) HostRule {
-		h, err := ParseHostRule(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	cases := []struct {
-		rule, host string
-		port       int
-		want       bool
-	}{
-		{"*.npmjs.org", "registry.npmjs.org", 443, true},
-		{"*.npmjs.org", "a.b.npmjs.org", 443, true},
-		{"*.npmjs.org", "npmjs.org", 443, false},
-		{"*.npmjs.org", "evilnpmjs.org", 443, false},
-		{"example.com:8443", "example.com", 8443, true},
-		{"example.com:8443", "example.com", 443, false},
-		{"example.com", "example.com", 22, true},
-		{"[::1]:8080", "::1", 8080, true},
-		{"::ffff:10.0.0.1", "10.0.0.1", 80, true},
-	}
-	for _, c := range cases {
-		if got := r(c.rule).Matches(c.host, c.port); got != c.want {
-			t.Errorf("%s matches %s:%d = %v, want %v", c.rule, c.host, c.port, got, c.want)
-		}
-	}
-	if !r("*.corp.example").Covers(r("a.corp.example:22")) || r("a.corp.example:22").Covers(r("a.corp.example")) ||
-		r("*.corp.example").Covers(r("corp.example")) || !r("x.com").Covers(r("x.com:1")) {
-		t.Error("Covers is wrong")
-	}
-}
-
 func TestAgentHosts(t *testing.T) {
 	for _, c := range []struct {
 		argv          []string
@@ -148,7 +116,7 @@ func TestAgentHosts(t *testing.T) {
 	}
 	for _, l := range BuiltinAgentHosts() {
 		for _, h := range l.Hosts {
-			if _, err := ParseHostRule(h); err != nil {
+			if _, err := policy.ParseHostRule(h); err != nil {
 				t.Errorf("built-in %s host %q: %v", l.Agent, h, err)
 			}
 		}

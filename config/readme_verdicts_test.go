@@ -44,7 +44,7 @@ func cmd(argv ...string) func(e *permissions.Engine) permissions.Decision {
 
 func checkVerdicts(t *testing.T, cfg *config.Config, cwd string, getenv func(string) string, cases []verdictCase) {
 	t.Helper()
-	e, err := permissions.NewEngine(cfg, permissions.EngineOptions{Cwd: cwd, Getenv: getenv})
+	e, err := permissions.NewEngine(cfg.Permissions(getenv), permissions.EngineOptions{Cwd: cwd, Getenv: getenv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/policy"
 	"github.com/acpterm/acpterm/permissions/programs"
 )
 
@@ -83,27 +83,27 @@ type lookEntry struct {
 // syscalls when commands come in bursts).
 const lookTTL = 2 * time.Second
 
-// compileCommandPolicy compiles cfg's [policy.commands], [policy.unmatched] and [policy.env]
-// lists. Errors name the list and entry: a prefix that is not plain shell words, an unknown
-// unmatched verdict, or an env glob that is not a valid pattern.
-func compileCommandPolicy(cfg *config.Config, roots *Roots) (*commandPolicy, error) {
+// compileCommandPolicy compiles pol's command rules, unmatched verdict and env rules. Errors
+// name the list and entry (as the config file spells them): a prefix that is not plain shell
+// words, an unknown unmatched verdict, or an env glob that is not a valid pattern.
+func compileCommandPolicy(pol policy.Policy, roots *Roots) (*commandPolicy, error) {
 	p := &commandPolicy{roots: roots, lookCache: map[string]lookEntry{}}
-	switch v := Verdict(cfg.Policy.Unmatched); v {
+	switch v := Verdict(pol.Unmatched); v {
 	case Allow, Ask, Deny:
 		p.unmatched = v
 	case "":
 		p.unmatched = Ask
 	default:
-		return nil, fmt.Errorf("policy.unmatched: %q is not one of allow, ask, deny", cfg.Policy.Unmatched)
+		return nil, fmt.Errorf("policy.unmatched: %q is not one of allow, ask, deny", pol.Unmatched)
 	}
 	for _, l := range []struct {
 		key string
 		in  []string
 		out *[]commandRule
 	}{
-		{"policy.commands.allow", cfg.Policy.Commands.Allow, &p.allow},
-		{"policy.commands.ask", cfg.Policy.Commands.Ask, &p.ask},
-		{"policy.commands.deny", cfg.Policy.Commands.Deny, &p.deny},
+		{"policy.commands.allow", pol.Commands.Allow, &p.allow},
+		{"policy.commands.ask", pol.Commands.Ask, &p.ask},
+		{"policy.commands.deny", pol.Commands.Deny, &p.deny},
 	} {
 		for i, s := range l.in {
 			r, err := parseRule(s)
@@ -113,7 +113,7 @@ func compileCommandPolicy(cfg *config.Config, roots *Roots) (*commandPolicy, err
 			*l.out = append(*l.out, r)
 		}
 	}
-	env, err := compileEnvPolicy(cfg.Policy.Env)
+	env, err := compileEnvPolicy(pol.Env)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
 // cmdFixture is an Engine built from the policy.md (b) corpus baseline: root = a temp dir that
@@ -57,10 +58,11 @@ func newCmdFixtureFS(t testing.TB, commands config.Commands, fs config.FS) *cmdF
 		Unmatched:       "ask",
 		OutputByteLimit: 1 << 20,
 		Commands:        commands,
-		Env:             config.Env{Deny: config.BuiltinEnvDeny()},
+		Env:             config.Env{Deny: policy.BuiltinEnvDeny()},
 		FS:              fs,
 	}}
-	e, err := NewEngine(cfg, EngineOptions{Cwd: f.root, Getenv: func(k string) string { return f.env[k] }})
+	getenv := func(k string) string { return f.env[k] }
+	e, err := NewEngine(cfg.Permissions(getenv), EngineOptions{Cwd: f.root, Getenv: getenv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,9 +377,9 @@ func TestWriterOptions(t *testing.T) {
 // the clock (-s, --set and its getopt abbreviations, inside a cluster) is at least ask.
 func TestBuiltinDateReadOnly(t *testing.T) {
 	root := cmdRealTemp(t)
-	e, err := NewEngine(config.Default(root), EngineOptions{Cwd: root, Getenv: func(k string) string {
-		return map[string]string{"HOME": t.TempDir(), "PATH": os.Getenv("PATH")}[k]
-	}})
+	home := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}[k] }
+	e, err := NewEngine(config.Default(root).Permissions(getenv), EngineOptions{Cwd: root, Getenv: getenv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,8 +415,8 @@ func TestCorpusSafeControls(t *testing.T) {
 	if got := len(d.Leaves); got != 3 {
 		t.Errorf("safe control: %d leaves, want 3: %+v", got, d.Leaves)
 	}
-	def := config.Default(f.root)
-	e, err := NewEngine(def, EngineOptions{Cwd: f.root, Getenv: func(k string) string { return f.env[k] }})
+	getenv := func(k string) string { return f.env[k] }
+	e, err := NewEngine(config.Default(f.root).Permissions(getenv), EngineOptions{Cwd: f.root, Getenv: getenv})
 	if err != nil {
 		t.Fatal(err)
 	}

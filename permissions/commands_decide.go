@@ -32,7 +32,7 @@ func isShellLine(s string) bool {
 func (e *Engine) DecideCommand(r CommandRequest) Decision {
 	p := e.cmds
 	rt := p.runtime(e.opts.Getenv)
-	d := Decision{OutputLimit: e.cfg.Policy.OutputByteLimit}
+	d := Decision{OutputLimit: e.policy.OutputByteLimit}
 	var req []finding // request-level findings, in the order they are reported
 
 	// 1. Validate; choose exec form or shell line.

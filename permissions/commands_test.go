@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
 func TestCompileCommandPolicyErrors(t *testing.T) {
@@ -24,12 +25,12 @@ func TestCompileCommandPolicyErrors(t *testing.T) {
 		{config.Policy{Env: config.Env{Allow: []string{"A["}}}, `policy.env.allow[0]: "A[" is not a valid variable-name glob`},
 	}
 	for _, c := range cases {
-		_, err := compileCommandPolicy(&config.Config{Policy: c.cfg}, nil)
+		_, err := compileCommandPolicy(permsOf(&config.Config{Policy: c.cfg}), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.cfg, err, c.want)
 		}
 	}
-	p, err := compileCommandPolicy(&config.Config{Policy: config.Policy{Commands: config.Commands{Allow: []string{`git "log" \-\-oneline`}}}}, nil)
+	p, err := compileCommandPolicy(permsOf(&config.Config{Policy: config.Policy{Commands: config.Commands{Allow: []string{`git "log" \-\-oneline`}}}}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestDecideLeafDynamicWords(t *testing.T) {
 
 func TestDecideLeafUnmatchedSetting(t *testing.T) {
 	for _, u := range []string{"allow", "deny"} {
-		p, err := compileCommandPolicy(&config.Config{Policy: config.Policy{Unmatched: u, Commands: config.Commands{Allow: []string{"ls"}}}}, nil)
+		p, err := compileCommandPolicy(permsOf(&config.Config{Policy: config.Policy{Unmatched: u, Commands: config.Commands{Allow: []string{"ls"}}}}), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +277,7 @@ func TestDecideCommandGrants(t *testing.T) {
 
 func TestDecideCommandHeadless(t *testing.T) {
 	f := newCorpusFixture(t)
-	e, err := NewEngine(f.e.Config(), EngineOptions{Cwd: f.root, Headless: true, Getenv: func(k string) string { return f.env[k] }})
+	e, err := NewEngine(f.e.Policy(), EngineOptions{Cwd: f.root, Headless: true, Getenv: func(k string) string { return f.env[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,13 +380,19 @@ func TestDecideCommandRedirectFollowsFSWrite(t *testing.T) {
 			t.Errorf("%q: %s %q, want %s ~%q", c.line, d.Verdict, d.Reason, c.want, c.reason)
 		}
 	}
-	cfg := *f.e.Config()
-	cfg.Policy.FS.Write = "allow"
-	e, err := NewEngine(&cfg, EngineOptions{Cwd: f.root, Getenv: func(k string) string { return f.env[k] }})
+	pol := f.e.Policy()
+	pol.FS.Write = "allow"
+	e, err := NewEngine(pol, EngineOptions{Cwd: f.root, Getenv: func(k string) string { return f.env[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := e.DecideCommand(CommandRequest{Command: "echo x > notes.txt"}); d.Verdict != Allow {
 		t.Errorf("write = allow: %s %q, want allow", d.Verdict, d.Reason)
 	}
+}
+
+// permsOf converts a test's config into the engine's policy as acpterm does, with no
+// environment (so no protected config or state directories).
+func permsOf(c *config.Config) policy.Policy {
+	return c.Permissions(func(string) string { return "" })
 }

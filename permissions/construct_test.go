@@ -294,9 +294,9 @@ func TestSafeEnvValues(t *testing.T) {
 	}
 	// A name the user denied in [policy.env] deny stays denied whatever its value.
 	g := newCmdFixture(t, typicalCommands)
-	cfg := *g.e.cfg
-	cfg.Policy.Env.Deny = append(append([]string(nil), cfg.Policy.Env.Deny...), "GIT_PAGER")
-	e, err := NewEngine(&cfg, EngineOptions{Cwd: g.root, Getenv: func(k string) string { return g.env[k] }})
+	pol := g.e.Policy()
+	pol.Env.StrictDeny = append(slices.Clone(pol.Env.StrictDeny), "GIT_PAGER") // as config converts a user's deny entry
+	e, err := NewEngine(pol, EngineOptions{Cwd: g.root, Getenv: func(k string) string { return g.env[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestREADMEListsAllowedBuiltins(t *testing.T) {
 // confine rebuilds f's engine as for a session whose commands run confined by the OS sandbox.
 func confine(t *testing.T, f *cmdFixture) *cmdFixture {
 	t.Helper()
-	e, err := NewEngine(f.e.cfg, EngineOptions{Cwd: f.root, Getenv: func(k string) string { return f.env[k] }, Confined: true})
+	e, err := NewEngine(f.e.policy, EngineOptions{Cwd: f.root, Getenv: func(k string) string { return f.env[k] }, Confined: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,13 @@ package permissions
 import (
 	"errors"
 	"fmt"
+	"slices"
 
-	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
-// EngineOptions configures an Engine beyond what the config file says.
+// EngineOptions configures an Engine beyond its policy: the session and what acpterm knows
+// about how commands run.
 type EngineOptions struct {
 	// Cwd is the session cwd (absolute); requests without a cwd run here.
 	Cwd string
@@ -36,13 +38,13 @@ type EngineOptions struct {
 	AgentConfined bool
 }
 
-// Engine decides requests against one loaded policy. It is safe for concurrent use.
+// Engine decides requests against one policy (policy.Policy). It is safe for concurrent use.
 //
 // File ownership inside this package: engine.go (this struct), commands*.go/shell*.go/env*.go
 // (command analysis, DecideCommand, Explain), paths.go/fsio.go (roots, DecideRead/DecideWrite,
 // ReadFile/WriteFile), grants.go, audit.go.
 type Engine struct {
-	cfg    *config.Config
+	policy policy.Policy
 	opts   EngineOptions
 	roots  *Roots         // paths.go
 	cmds   *commandPolicy // commands.go
@@ -55,21 +57,22 @@ type Engine struct {
 // not valid JSON, unsafe permissions): a problem with acpterm's state, not with the config.
 var ErrGrantsFile = errors.New("grants file")
 
-// NewEngine compiles cfg into an Engine. It returns an error when a root cannot be opened, a
-// command rule cannot be parsed, or the grants file is unreadable (wrapping ErrGrantsFile).
-func NewEngine(cfg *config.Config, o EngineOptions) (*Engine, error) {
-	if cfg == nil {
-		return nil, fmt.Errorf("permissions: nil config")
-	}
-	roots, err := NewRoots(cfg.Policy.Roots)
+// NewEngine compiles p into an Engine (p's lists are copied: later changes to them do not
+// reach the engine). It returns an error when a root cannot be opened, a command rule or host
+// rule cannot be parsed, a verdict is unknown, or the grants file is unreadable (wrapping
+// ErrGrantsFile).
+func NewEngine(p policy.Policy, o EngineOptions) (*Engine, error) {
+	p.FS.DenyRead, p.FS.DenyWrite = slices.Clone(p.FS.DenyRead), slices.Clone(p.FS.DenyWrite)
+	p.Protected = slices.Clone(p.Protected)
+	roots, err := NewRoots(p.Roots)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, opts: o, roots: roots, audit: o.Audit}
-	if e.cmds, err = compileCommandPolicy(cfg, roots); err != nil {
+	e := &Engine{policy: p, opts: o, roots: roots, audit: o.Audit}
+	if e.cmds, err = compileCommandPolicy(p, roots); err != nil {
 		return nil, err
 	}
-	if e.net, err = compileNetworkPolicy(cfg.Policy.Network); err != nil {
+	if e.net, err = compileNetworkPolicy(p.Network); err != nil {
 		return nil, err
 	}
 	if e.grants, err = NewGrantStore(o.GrantsFile); err != nil {
@@ -78,8 +81,8 @@ func NewEngine(cfg *config.Config, o EngineOptions) (*Engine, error) {
 	return e, nil
 }
 
-// Config returns the configuration the engine was built from.
-func (e *Engine) Config() *config.Config { return e.cfg }
+// Policy returns the policy the engine was built from.
+func (e *Engine) Policy() policy.Policy { return e.policy }
 
 // Roots returns the engine's real roots.
 func (e *Engine) Roots() *Roots { return e.roots }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
 // The child environment is built by policy: a base taken from acpterm's
@@ -28,24 +28,6 @@ var baseEnvNames = []string{
 	"GOPATH", "GOCACHE", "GOMODCACHE", "GOROOT", "CARGO_HOME", "RUSTUP_HOME", "JAVA_HOME",
 }
 
-// builtinEnvAllow are variable-name globs the agent may always set: they only change colours,
-// locale, verbosity or "am I in CI" behaviour. [policy.env] allow extends the list.
-var builtinEnvAllow = []string{
-	"CI", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "COLORTERM", "TERM", "COLUMNS",
-	"LINES", "CLAUDECODE", "LANG", "LANGUAGE", "LC_*", "TZ", "RUST_BACKTRACE", "RUST_LOG", "NODE_ENV",
-	"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "DEBIAN_FRONTEND",
-}
-
-// extraEnvDeny extends config.BuiltinEnvDeny with more names that make an allowed program run
-// other code: exported bash functions, locale/loader module paths, JVM and Rust wrapper hooks,
-// npm config (script-shell), SHELL (used by make, editors and pagers to run commands), and the
-// XDG config dir (git and npm read their config from it).
-var extraEnvDeny = []string{
-	"BASH_FUNC_*", "LOCPATH", "NLSPATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
-	"NPM_CONFIG_*", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER",
-	"SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "PERLLIB", "PERL5DB", "TERMINFO", "GCONV_*",
-}
-
 // defaultPolicyPath is used when acpterm's own PATH yields no usable directory.
 var defaultPolicyPath = []string{"/usr/local/go/bin", "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
 
@@ -58,7 +40,7 @@ type envPolicy struct {
 	userDeny []string
 }
 
-func compileEnvPolicy(e config.Env) (*envPolicy, error) {
+func compileEnvPolicy(e policy.Env) (*envPolicy, error) {
 	p := &envPolicy{}
 	add := func(dst *[]string, key string, globs []string) error {
 		for i, g := range globs {
@@ -77,22 +59,25 @@ func compileEnvPolicy(e config.Env) (*envPolicy, error) {
 		}
 		return nil
 	}
-	builtin := config.BuiltinEnvDeny()
-	if err := add(&p.deny, "built-in env deny", builtin); err != nil {
+	hidden := policy.HiddenEnvDeny()
+	if err := add(&p.deny, "built-in env deny", policy.BuiltinEnvDeny()); err != nil {
 		return nil, err
 	}
-	if err := add(&p.deny, "built-in env deny", extraEnvDeny); err != nil {
+	if err := add(&p.deny, "built-in env deny", hidden); err != nil {
 		return nil, err
 	}
 	if err := add(&p.deny, "policy.env.deny", e.Deny); err != nil {
 		return nil, err
 	}
-	for _, g := range e.Deny {
-		if !slices.Contains(builtin, g) && !slices.Contains(extraEnvDeny, g) {
+	if err := add(&p.deny, "policy.env.deny", e.StrictDeny); err != nil {
+		return nil, err
+	}
+	for _, g := range e.StrictDeny {
+		if !slices.Contains(hidden, g) && !slices.Contains(p.userDeny, g) {
 			p.userDeny = append(p.userDeny, g)
 		}
 	}
-	if err := add(&p.allow, "built-in env allow", builtinEnvAllow); err != nil {
+	if err := add(&p.allow, "built-in env allow", policy.BuiltinEnvAllow()); err != nil {
 		return nil, err
 	}
 	if err := add(&p.allow, "policy.env.allow", e.Allow); err != nil {

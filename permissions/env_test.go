@@ -30,7 +30,7 @@ func TestPolicyPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := compileCommandPolicy(&config.Config{}, roots)
+	p, err := compileCommandPolicy(permsOf(&config.Config{}), roots)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ const (
 )
 
 func TestBuildEnv(t *testing.T) {
-	p, err := compileCommandPolicy(&config.Config{Policy: config.Policy{Env: config.Env{Deny: []string{"SECRET_*"}, Allow: []string{"MY_*", "GIT_PAGER"}}}}, nil)
+	p, err := compileCommandPolicy(permsOf(&config.Config{Policy: config.Policy{Env: config.Env{Deny: []string{"SECRET_*"}, Allow: []string{"MY_*", "GIT_PAGER"}}}}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

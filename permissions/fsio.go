@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/acpterm/acpterm/config"
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -45,7 +44,7 @@ func (e *Engine) DecideRead(path string) Decision {
 }
 
 // DecideWrite decides an fs/write_text_file of path: like DecideRead with the write verdict
-// and deny_write globs, plus: protected paths (IsProtected: git hooks and config, acpterm's own
+// and deny_write globs, plus: protected paths (Engine.Protected: git hooks and config, acpterm's own
 // config and state, shell rc files, ~/.ssh) are denied whatever the rules say; an existing target
 // that is a symlink, has Nlink > 1 or is not a regular file is at least ask.
 func (e *Engine) DecideWrite(path string) Decision {
@@ -61,9 +60,9 @@ func (e *Engine) decideEntry(path string) Decision {
 }
 
 func (e *Engine) decideFile(path string, write, entry bool) Decision {
-	op, verdictCfg, globs := "read", e.cfg.Policy.FS.Read, e.cfg.Policy.FS.DenyRead
+	op, verdictCfg, globs := "read", e.policy.FS.Read, e.policy.FS.DenyRead
 	if write {
-		op, verdictCfg, globs = "write", e.cfg.Policy.FS.Write, e.cfg.Policy.FS.DenyWrite
+		op, verdictCfg, globs = "write", e.policy.FS.Write, e.policy.FS.DenyWrite
 	}
 	d := Decision{Verdict: Deny, Path: path}
 	if entry {
@@ -147,29 +146,39 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 }
 
 // Protected reports whether real (a resolved absolute path) may never be written by the agent,
-// and why: IsProtected's list (read through the engine's Getenv) plus the files this engine
-// itself uses — the grants file, the audit log and its head file, the diagnostics log
-// (EngineOptions.LogFile), the user config file and the project file (.acpterm.toml in the
-// session cwd, whether or not it exists yet).
-// The command analysis uses it for redirect targets too.
+// whatever the rules say, and why: the policy's protected directories (policy.Policy.Protected:
+// acpterm's config and state directories), any path with a .git component (the .git entry and
+// everything beneath it: hooks, config, commondir, gitdir files of worktrees and submodules …,
+// in nested repositories too), a file named HEAD or config next to an existing config or HEAD
+// file (a bare repository layout git would discover), the shell rc files in $HOME (.bashrc
+// .bash_profile .profile .zshrc .zprofile .zshenv .bash_login .bash_logout, .config/fish/**),
+// ~/.ssh/**, git's global config (~/.gitconfig, ~/.config/git/config), the directories on
+// $PATH with their direct entries (HOME and PATH read through EngineOptions.Getenv), and the
+// files this engine itself uses — the grants file, the policy's protected files (the user
+// config file, the applied project file), the project file in the session cwd whether or not
+// it exists yet (policy.Policy.ProjectFile), the audit log and its head file, the diagnostics
+// log (EngineOptions.LogFile). The command analysis uses it for redirect targets too.
 func (e *Engine) Protected(real string) (bool, string) {
-	if ok, why := isProtected(real, e.getenv); ok {
+	if ok, why := isProtected(real, e.getenv, e.policy.Protected); ok {
 		return true, why
 	}
-	own := []struct{ path, what string }{
-		{e.opts.GrantsFile, "acpterm's grants file"},
-		{e.cfg.Source, "acpterm's config file"},
-		{e.cfg.Project, "the project policy file"},
+	type ownFile struct{ path, why string }
+	own := []ownFile{{e.opts.GrantsFile, "acpterm's grants file (" + e.opts.GrantsFile + ")"}}
+	for _, p := range e.policy.Protected {
+		if !p.Dir {
+			own = append(own, ownFile{p.Path, p.Reason})
+		}
 	}
-	if e.opts.Cwd != "" && filepath.IsAbs(e.opts.Cwd) {
-		own = append(own, struct{ path, what string }{filepath.Join(e.opts.Cwd, config.ProjectFileName), "the project policy file"})
+	if e.opts.Cwd != "" && filepath.IsAbs(e.opts.Cwd) && e.policy.ProjectFile != "" {
+		f := filepath.Join(e.opts.Cwd, e.policy.ProjectFile)
+		own = append(own, ownFile{f, "the project policy file (" + f + ")"})
 	}
 	if e.audit != nil {
-		own = append(own, struct{ path, what string }{e.audit.Path(), "acpterm's audit log"},
-			struct{ path, what string }{AuditHeadPath(e.audit.Path()), "acpterm's audit log head"})
+		own = append(own, ownFile{e.audit.Path(), "acpterm's audit log (" + e.audit.Path() + ")"},
+			ownFile{AuditHeadPath(e.audit.Path()), "acpterm's audit log head (" + AuditHeadPath(e.audit.Path()) + ")"})
 	}
 	if e.opts.LogFile != "" {
-		own = append(own, struct{ path, what string }{e.opts.LogFile, "acpterm's diagnostics log"})
+		own = append(own, ownFile{e.opts.LogFile, "acpterm's diagnostics log (" + e.opts.LogFile + ")"})
 	}
 	for _, o := range own {
 		if o.path == "" || !filepath.IsAbs(o.path) {
@@ -177,7 +186,7 @@ func (e *Engine) Protected(real string) (bool, string) {
 		}
 		for _, v := range variants(o.path) {
 			if real == v {
-				return true, o.what + " (" + o.path + ")"
+				return true, o.why
 			}
 		}
 	}

@@ -402,7 +402,8 @@ func BenchmarkDecideWrite(b *testing.B) {
 	_ = os.WriteFile(filepath.Join(proj, "a", "b", "f.go"), []byte("x"), 0o644)
 	cfg := config.Default(proj)
 	cfg.Policy.FS.DenyWrite = []string{"**/.env", ".git/**", "/etc/**"}
-	e, err := NewEngine(cfg, EngineOptions{Cwd: proj, Getenv: func(k string) string { return map[string]string{"HOME": base}[k] }})
+	getenv := func(k string) string { return map[string]string{"HOME": base}[k] }
+	e, err := NewEngine(cfg.Permissions(getenv), EngineOptions{Cwd: proj, Getenv: getenv})
 	if err != nil {
 		b.Fatal(err)
 	}

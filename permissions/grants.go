@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/policy"
 	"github.com/acpterm/acpterm/permissions/programs"
 )
 
@@ -331,7 +331,7 @@ func (g Grant) check() error {
 			return fmt.Errorf("unknown tool kind %q (edit, delete or move)", g.Tool)
 		}
 	case "host":
-		r, err := config.ParseHostRule(g.Host)
+		r, err := policy.ParseHostRule(g.Host)
 		if err != nil || r.Wildcard || r.Port != 0 || r.Host != g.Host || g.Port < 0 || g.Port > 65535 || len(g.Argv) != 0 || g.Path != "" {
 			return fmt.Errorf("a host grant needs one host name or IP literal, a port (0 = any) and no argv or path")
 		}
@@ -684,7 +684,7 @@ func (e *Engine) grantsFor(d Decision, o GrantOptions) ([]Grant, *Grant, error) 
 		if d.Verdict != Ask || d.Rule != NetworkUnmatchedRule {
 			return nil, nil, fmt.Errorf("grant refused for %s: only a host no [policy.network] rule covers can be granted (%s)", HostPort(d.Host, d.Port), d.Rule)
 		}
-		r, err := config.ParseHostRule(HostPort(d.Host, d.Port))
+		r, err := policy.ParseHostRule(HostPort(d.Host, d.Port))
 		if err != nil || r.Wildcard || d.Port < 1 || d.Port > 65535 {
 			return nil, nil, fmt.Errorf("grant refused for %s: not a host and port", HostPort(d.Host, d.Port))
 		}

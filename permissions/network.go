@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
-// Host decisions: [policy.network] rules (config.HostRule) matched on the host name a client
+// Host decisions: [policy.network] rules (policy.HostRule) matched on the host name a client
 // asked the proxy for. The proxy (package netproxy) asks through a callback; this file is the
 // policy side: rules, host grants and the audit record of each connection.
 
@@ -31,21 +31,21 @@ type HostDecision struct {
 
 // networkPolicy is [policy.network] compiled.
 type networkPolicy struct {
-	allow, deny []config.HostRule
+	allow, deny []policy.HostRule
 	unmatched   Verdict
 }
 
-func compileNetworkPolicy(n config.Network) (*networkPolicy, error) {
+func compileNetworkPolicy(n policy.Network) (*networkPolicy, error) {
 	np := &networkPolicy{unmatched: Verdict(n.Unmatched)}
 	if np.unmatched == "" {
 		np.unmatched = Ask
 	}
 	for _, l := range []struct {
 		in  []string
-		dst *[]config.HostRule
+		dst *[]policy.HostRule
 	}{{n.Allow, &np.allow}, {n.Deny, &np.deny}} {
 		for _, s := range l.in {
-			r, err := config.ParseHostRule(s)
+			r, err := policy.ParseHostRule(s)
 			if err != nil {
 				return nil, fmt.Errorf("[policy.network]: %v", err)
 			}
@@ -100,7 +100,7 @@ type HostGrantOptions struct {
 // not a valid host name or IP literal, the port is out of range, a deny rule covers it (a
 // grant never overrides a deny), or the grant cannot be saved.
 func (e *Engine) GrantHost(host string, port int, o HostGrantOptions) (Grant, error) {
-	r, err := config.ParseHostRule(HostPort(host, port))
+	r, err := policy.ParseHostRule(HostPort(host, port))
 	if err != nil || r.Wildcard || port < 1 || port > 65535 {
 		return Grant{}, fmt.Errorf("grant refused for %s: not a host and port", HostPort(host, port))
 	}

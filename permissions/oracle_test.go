@@ -444,7 +444,7 @@ func oracleEngine(b *oracleBox, cfgFile, sysPath string, confined bool) (*Engine
 	if err != nil {
 		return nil, err
 	}
-	return NewEngine(cfg, EngineOptions{Cwd: b.root, Getenv: getenv, Confined: confined, AgentConfined: confined})
+	return NewEngine(cfg.Permissions(getenv), EngineOptions{Cwd: b.root, Getenv: getenv, Confined: confined, AgentConfined: confined})
 }
 
 // stubRecord is one program start as the stub recorded it.

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
 // Roots is the set of directories the agent may work in, held as real (symlink-resolved,
@@ -181,19 +181,6 @@ func realPath(p string) (string, error) {
 	}
 }
 
-// IsProtected reports whether real (a resolved absolute path) is a path the agent must never
-// write, whatever the rules say, and names which: acpterm's own config dir
-// ($XDG_CONFIG_HOME/acpterm), its state dir (grants, audit log), any path with a .git component
-// (the .git entry itself and everything beneath it: hooks, config, commondir, gitdir files of
-// worktrees and submodules …, in nested repositories too), a file named HEAD or config next to
-// an existing config or HEAD file (a bare repository layout git would discover), the shell rc files in $HOME (.bashrc .bash_profile .profile .zshrc .zprofile
-// .zshenv .bash_login .bash_logout, .config/fish/**), ~/.ssh/**, git's global config
-// (~/.gitconfig, ~/.config/git/config), and the directories on $PATH with their direct entries.
-// It reads acpterm's own environment (os.Getenv).
-func IsProtected(real string) (bool, string) {
-	return isProtected(real, os.Getenv)
-}
-
 // gitDirReason explains why a path inside a .git directory (other than hooks and config) is
 // protected.
 const gitDirReason = "the git directory (.git/**) decides which repository, config and hooks git uses (e.g. .git/commondir), so a write there can make a later git command run code"
@@ -201,7 +188,17 @@ const gitDirReason = "the git directory (.git/**) decides which repository, conf
 // bareRepoReason explains why HEAD and config side by side are protected.
 const bareRepoReason = "a bare git repository layout (HEAD and config side by side): git run in that directory would use its config, which can name programs git runs"
 
-func isProtected(real string, getenv func(string) string) (bool, string) {
+// isProtected reports whether real (a resolved absolute path) is a path the agent must never
+// write, whatever the rules say, and names which: the directories in own (acpterm's config and
+// state directories, from the policy), any path with a .git component (the .git entry itself
+// and everything beneath it: hooks, config, commondir, gitdir files of worktrees and submodules
+// …, in nested repositories too), a file named HEAD or config next to an existing config or
+// HEAD file (a bare repository layout git would discover), the shell rc files in $HOME
+// (.bashrc .bash_profile .profile .zshrc .zprofile .zshenv .bash_login .bash_logout,
+// .config/fish/**), ~/.ssh/**, git's global config (~/.gitconfig, ~/.config/git/config), and
+// the directories on $PATH with their direct entries. getenv (nil: os.Getenv) gives HOME and
+// PATH.
+func isProtected(real string, getenv func(string) string, own []policy.Protected) (bool, string) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -245,7 +242,7 @@ func isProtected(real string, getenv func(string) string) (bool, string) {
 	if ok, why := onPath(real, getenv); ok {
 		return true, why
 	}
-	for _, pd := range protectedDirs(getenv) {
+	for _, pd := range protectedDirs(getenv, own) {
 		for _, base := range variants(pd.path) {
 			if pd.exact {
 				if real == base {
@@ -265,13 +262,14 @@ type protectedDir struct {
 	reason string
 }
 
-func protectedDirs(getenv func(string) string) []protectedDir {
+// protectedDirs lists the protected directories and files isProtected checks: the
+// directories in own, then the shell start-up files, ~/.ssh and git's global config under HOME.
+func protectedDirs(getenv func(string) string, own []policy.Protected) []protectedDir {
 	var out []protectedDir
-	if d := config.ConfigDir(getenv); d != "" {
-		out = append(out, protectedDir{d, false, "acpterm's config dir (" + d + ")"})
-	}
-	if d := config.StateDir(getenv); d != "" {
-		out = append(out, protectedDir{d, false, "acpterm's state dir (" + d + "): grants and audit log"})
+	for _, p := range own {
+		if p.Dir && filepath.IsAbs(p.Path) {
+			out = append(out, protectedDir{filepath.Clean(p.Path), false, p.Reason})
+		}
 	}
 	home := getenv("HOME")
 	if home == "" {

@@ -52,7 +52,7 @@ func (s *fsSandbox) engine(t *testing.T, edit func(*config.Config), o EngineOpti
 	if o.Cwd == "" {
 		o.Cwd = s.proj
 	}
-	e, err := NewEngine(cfg, o)
+	e, err := NewEngine(cfg.Permissions(o.Getenv), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestIsProtected(t *testing.T) {
 	}
 	s.env["PATH"] = filepath.Join(s.home, "bin") + ":relative/bin:/usr/bin"
 	for _, c := range cases {
-		got, why := isProtected(c.path, s.getenv)
+		got, why := isProtected(c.path, s.getenv, config.Default(s.proj).Permissions(s.getenv).Protected)
 		if got != c.want || why != c.why {
 			t.Errorf("isProtected(%q) = %v %q, want %v %q", c.path, got, why, c.want, c.why)
 		}
@@ -223,7 +223,7 @@ func TestIsProtected(t *testing.T) {
 	link := filepath.Join(s.base, "homelink")
 	symlink(t, s.home, link)
 	env := map[string]string{"HOME": link}
-	if got, _ := isProtected(filepath.Join(s.home, ".profile"), func(k string) string { return env[k] }); !got {
+	if got, _ := isProtected(filepath.Join(s.home, ".profile"), func(k string) string { return env[k] }, nil); !got {
 		t.Error("real ~/.profile not protected when $HOME is a symlink")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
 // recorderPrelude defines the function every leaf's program is replaced by: it writes its
@@ -142,8 +143,8 @@ func FuzzAnalyze(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	p, err := compileCommandPolicy(&config.Config{Policy: config.Policy{Unmatched: "ask",
-		Commands: config.Commands{Allow: corpusAllow, Deny: corpusDeny}, Env: config.Env{Deny: config.BuiltinEnvDeny()}}}, nil)
+	p, err := compileCommandPolicy(permsOf(&config.Config{Policy: config.Policy{Unmatched: "ask",
+		Commands: config.Commands{Allow: corpusAllow, Deny: corpusDeny}, Env: config.Env{Deny: policy.BuiltinEnvDeny()}}}), nil)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/acpterm/acpterm/config"
+	"github.com/acpterm/acpterm/permissions/policy"
 )
 
 // newTestPolicy builds a commandPolicy directly (no Roots, no Engine): PATH /usr/bin:/bin,
@@ -18,7 +19,7 @@ func newTestPolicy(t testing.TB, cmds config.Commands) *commandPolicy {
 	if cmds.Allow == nil && cmds.Ask == nil && cmds.Deny == nil {
 		cmds = config.Commands{Allow: corpusAllow, Deny: corpusDeny}
 	}
-	p, err := compileCommandPolicy(&config.Config{Policy: config.Policy{Unmatched: "ask", Commands: cmds, Env: config.Env{Deny: config.BuiltinEnvDeny()}}}, nil)
+	p, err := compileCommandPolicy(permsOf(&config.Config{Policy: config.Policy{Unmatched: "ask", Commands: cmds, Env: config.Env{Deny: policy.BuiltinEnvDeny()}}}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

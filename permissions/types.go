@@ -1,7 +1,14 @@
 // Package permissions is acpterm's sandbox policy engine: it decides every command, file read and
 // file write an agent asks for (allow, ask or deny, with reasons), builds the child environment,
 // performs confined file IO, keeps "always" grants and writes the hash-chained audit log.
-// It is independent of ACP and the UI.
+// It is independent of ACP, the UI and acpterm's config file: an Engine decides by a
+// policy.Policy value (package permissions/policy), which acpterm builds from its config with
+// config.Config.Permissions; what it knows about each program is data in package
+// permissions/programs.
+//
+// Use: NewEngine(policy, EngineOptions{Cwd: …}) once per session, then DecideCommand,
+// DecideRead, DecideWrite and DecideHost per request; ReadFile and WriteFile do the file IO
+// the decisions allow, confined to the roots; Grant keeps an "always" answer.
 package permissions
 
 // Verdict is a policy outcome: "allow" runs without asking, "ask" needs a live answer from the
