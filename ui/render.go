@@ -238,9 +238,9 @@ func (m *Model) statusLine(width int) string {
 	if n := m.pendingApprovals(); n > 0 {
 		add(statusPrioApprovals, fmt.Sprintf("approvals %d", n))
 	}
-	running := 0
+	running := 0 // a pane whose command awaits approval is not running yet
 	for _, p := range m.panes {
-		if p.exit == nil {
+		if p.exit == nil && !p.awaiting {
 			running++
 		}
 	}
