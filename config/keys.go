@@ -106,7 +106,7 @@ var defaultKeys = map[string][]string{
 	"reject_always": {"R"},
 	"pane_1":        {"alt+1"}, "pane_2": {"alt+2"}, "pane_3": {"alt+3"}, "pane_4": {"alt+4"}, "pane_5": {"alt+5"},
 	"pane_6": {"alt+6"}, "pane_7": {"alt+7"}, "pane_8": {"alt+8"}, "pane_9": {"alt+9"},
-	"last_pane": {"alt+0"}, "prefix": {"ctrl+b"},
+	"last_pane": {"alt+0"}, "prefix": {"ctrl+b"}, "copy_mode": {"alt+v"},
 }
 
 // sharedKeys are pairs of actions that may be bound to the same key because they never act at

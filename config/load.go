@@ -64,7 +64,7 @@ var keyActions = []string{
 	"focus_pane", "pane_scroll_up", "pane_scroll_down", "toggle_thoughts", "cycle_mode", "cycle_model",
 	"kill_pane", "suspend", "conversation_pager", "answer", "sessions", "options",
 	"pane_1", "pane_2", "pane_3", "pane_4", "pane_5", "pane_6", "pane_7", "pane_8", "pane_9", "last_pane",
-	"prefix",
+	"prefix", "copy_mode",
 	"restart_agent", "queue",
 }
 

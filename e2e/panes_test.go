@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/acpterm/acpterm/internal/tmuxtest"
 )
 
 // panesConfig allows the commands the pane tests run without a question.
@@ -143,6 +146,62 @@ func TestTUIPaneJumpAndPrefixKeys(t *testing.T) {
 	tm.waitUntil("pane 2 zoomed", func(s string) bool { return strings.HasPrefix(zoomedTitle(s), "╭─ 2 $ cat") })
 	if s := tm.capture(); strings.Contains(s, "typing into") {
 		t.Fatalf("alt+2 outside typing mode started typing:\n%s", s)
+	}
+	quit(t, e, tm, 0)
+}
+
+// TestTUICopyModeSearchAndOSC52: alt+v puts the pane in copy mode; / searches up through the
+// 200 lines of history ("12" matches row012, row112 and row120…row129), n moves to older matches, N to
+// newer ones and wraps; 0, v, $ and j select two lines, and y copies them with OSC 52, which tmux
+// (set-clipboard on) takes into its paste buffer.
+func TestTUICopyModeSearchAndOSC52(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(panesConfig)
+	agent := scriptAgent(t)
+	tm := startTmux(t, e, 100, 48)
+	tm.Must("set-option", "-s", "set-clipboard", "on")
+	tm.shell("stty -g > " + shellQuote(e.home+"/stty.before"))
+	tm.acpterm("--cwd", e.project, "--prompt", "termnoperm seq -f row%03g 1 200", "--", agent)
+	tm.waitUntil("the pane's last row", func(s string) bool {
+		return strings.Contains(s, "│row200") && strings.Contains(s, "exit 0")
+	})
+	tm.keys("M-v")
+	tm.waitFor("copy mode · line")
+	tm.typeText("/12")
+	tm.waitFor("search up: 12█")
+	tm.keys("Enter")
+	match := func(want, row string) {
+		t.Helper()
+		s := tm.waitUntil("match "+want, func(s string) bool { return strings.Contains(s, "match "+want+" · q quits") })
+		if !strings.Contains(s, "│"+row) {
+			t.Fatalf("match %s: %s not shown:\n%s", want, row, s)
+		}
+	}
+	match("12/12", "row129")
+	tm.typeText("n")
+	match("11/12", "row128")
+	tm.typeText("N")
+	match("12/12", "row129")
+	tm.typeText("N")
+	match("1/12", "row012")
+	tm.waitFor("search wrapped to the top")
+	tm.typeText("0v$jy")
+	tm.waitFor("copied 2 lines (13 bytes) to the clipboard")
+	if s := tm.capture(); strings.Contains(s, "copy mode · line") {
+		t.Fatalf("still in copy mode after y:\n%s", s)
+	}
+	var buf string
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		out, err := tm.Cmd("show-buffer").Output()
+		buf = string(out)
+		if err == nil && buf == "row012\nrow013" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(tmuxtest.PollInterval)
+	}
+	if buf != "row012\nrow013" {
+		t.Fatalf("tmux paste buffer %q, want the two selected lines", buf)
 	}
 	quit(t, e, tm, 0)
 }

@@ -529,3 +529,47 @@ func (s *Screen) sendMouse(m uv.MouseEvent) bool {
 	s.em.SendMouse(m)
 	return true
 }
+
+// History returns what the screen holds, oldest first, as cell lines: the main screen's
+// scroll-back lines followed by the visible rows (on the alternate screen, only its rows; its
+// scroll-back is the program's and hidden). Trailing blank cells are left out of each line; a
+// wide cell is followed by its zero-width placeholder. The lines are a snapshot: later output
+// never changes them (scroll-back lines are never modified in place; the rows are copied).
+func (s *Screen) History() []uv.Line {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fz != nil {
+		out := make([]uv.Line, 0, len(s.fz.sb)+len(s.fz.rows))
+		if !s.fz.alt {
+			out = append(out, s.fz.sb...)
+		}
+		return append(out, s.fz.rows...)
+	}
+	var sb []uv.Line
+	if !s.em.IsAltScreen() && s.em.Scrollback() != nil {
+		sb = s.em.Scrollback().Lines()
+	}
+	w, h := s.em.Width(), s.em.Height()
+	out := make([]uv.Line, 0, len(sb)+h)
+	out = append(out, sb...)
+	for y := range h {
+		last := -1
+		for x := w - 1; x >= 0; x-- {
+			if c := s.em.CellAt(x, y); c != nil && !isBlank(c) {
+				last = x
+				break
+			}
+		}
+		var row uv.Line
+		if last >= 0 {
+			row = make(uv.Line, last+1)
+			for x := range row {
+				if c := s.em.CellAt(x, y); c != nil {
+					row[x] = *c
+				}
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}

@@ -297,3 +297,38 @@ func TestScreenHugeWriteSkipsAhead(t *testing.T) {
 		t.Fatal("mode set in the skipped part was lost")
 	}
 }
+
+func TestScreenHistory(t *testing.T) {
+	s := NewScreen(Size{Cols: 10, Rows: 3})
+	defer s.Close()
+	s.Write([]byte("one\r\ntwo\r\nthree\r\n日本\r\nfive"))
+	text := func(ls []uv.Line) []string {
+		var out []string
+		for _, l := range ls {
+			out = append(out, strings.TrimRight(l.String(), " "))
+		}
+		return out
+	}
+	h := s.History()
+	if got := strings.Join(text(h), "|"); got != "one|two|three|日本|five" {
+		t.Fatalf("history %q", got)
+	}
+	// A snapshot: later output does not change it.
+	s.Write([]byte("\r\nsix\r\nseven"))
+	if got := strings.Join(text(h), "|"); got != "one|two|three|日本|five" {
+		t.Fatalf("history changed to %q", got)
+	}
+	if got := strings.Join(text(s.History()), "|"); got != "one|two|three|日本|five|six|seven" {
+		t.Fatalf("history %q", got)
+	}
+	// Compacted: the same lines.
+	s.Compact()
+	if got := strings.Join(text(s.History()), "|"); got != "one|two|three|日本|five|six|seven" {
+		t.Fatalf("compacted history %q", got)
+	}
+	// The alternate screen shows only its rows.
+	s.Write([]byte("\x1b[?1049h\x1b[Halt"))
+	if got := strings.Join(text(s.History()), "|"); got != "alt||" {
+		t.Fatalf("alt history %q", got)
+	}
+}

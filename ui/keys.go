@@ -49,6 +49,8 @@ type KeyMap struct {
 	// Prefix acts only while typing into a pane: the key after it is a pane command (zoom,
 	// next/previous/last pane, leave), as after tmux's prefix; pressed twice it is sent.
 	Prefix key.Binding
+	// CopyMode starts copy mode on the selected pane (copymode.go); prefix [ does too.
+	CopyMode key.Binding
 }
 
 // keyDocs is what the help shows for each action: the key as written there ("" = the first
@@ -91,7 +93,8 @@ var keyDocs = map[string]struct{ key, desc string }{
 	"reject_always":      {"", "select reject always (enter confirms)"},
 	"pane_1":             {"alt+1…9", "select pane 1…9"},
 	"last_pane":          {"", "select the last pane"},
-	"prefix":             {"", "pane prefix (z n p l d)"},
+	"prefix":             {"", "pane prefix (z n p l [ d)"},
+	"copy_mode":          {"", "copy mode: scroll, search, copy"},
 }
 
 func init() {
@@ -141,6 +144,7 @@ func (km *KeyMap) keyActions() map[string]*key.Binding {
 	}
 	m["last_pane"] = &km.LastPane
 	m["prefix"] = &km.Prefix
+	m["copy_mode"] = &km.CopyMode
 	return m
 }
 
@@ -206,7 +210,7 @@ func normKey(k tea.KeyPressMsg) tea.KeyPressMsg {
 func (km KeyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{km.Send, km.Newline, km.Complete, km.HistoryPrev, km.HistoryNext, km.Cancel, km.Interrupt, km.Quit, km.Suspend},
-		{km.NextPane, km.PaneN[0], km.LastPane, km.FocusPane, km.LeavePane, km.Prefix, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
+		{km.NextPane, km.paneJumpHelp(), km.FocusPane, km.LeavePane, km.Prefix, km.CopyMode, km.Zoom, km.PaneScrollUp, km.PaneScrollDown, km.ClosePane, km.KillPane, km.Pager},
 		{km.ScrollUp, km.ScrollDown, km.ConvPager, km.ToggleThoughts, km.CycleMode, km.CycleModel, km.Options, km.Sessions, km.Grants, km.Queue, km.RestartAgent, km.Help},
 		append([]key.Binding{km.Answer, km.ApproveOnce, km.ApproveAlways, km.RejectOnce, km.RejectAlways}, modalHelp...),
 	}
@@ -223,3 +227,10 @@ var modalHelp = func() []key.Binding {
 		b("pgdn", "approval: scroll details"),
 	}
 }()
+
+// paneJumpHelp is the help's one line for the pane jump keys: pane_1's key, shown as "alt+1…9"
+// by default, and the last_pane key in its text.
+func (km KeyMap) paneJumpHelp() key.Binding {
+	h := km.PaneN[0].Help()
+	return key.NewBinding(key.WithKeys(km.PaneN[0].Keys()...), key.WithHelp(h.Key, h.Desc+" ("+km.LastPane.Help().Key+": the last)"))
+}

@@ -11,8 +11,9 @@ import (
 // paneNav is the pane navigation state that outlives one key: the pane selected before the
 // current one (last_pane) and whether the prefix key was just pressed in a focused pane.
 type paneNav struct {
-	lastID string // id of the pane selected before the current one ("" none)
-	prefix bool   // the prefix key was pressed while typing into a pane: the next key is a pane command
+	lastID string    // id of the pane selected before the current one ("" none)
+	prefix bool      // the prefix key was pressed while typing into a pane: the next key is a pane command
+	copy   *copyMode // the pane in copy mode, if any (copymode.go; also on the overlay stack)
 }
 
 // selectPane makes pane i the selected one, remembering the one it replaces for last_pane.
@@ -111,6 +112,9 @@ func (m *Model) focusedKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 		return nil, true
 	case m.paneJumpKey(k):
 		return nil, true
+	case key.Matches(k, m.keys.CopyMode):
+		m.startCopyMode()
+		return nil, true
 	}
 	if p.scroll != 0 {
 		p.scroll = 0
@@ -122,7 +126,7 @@ func (m *Model) focusedKey(k tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 }
 
 // prefixHelp is the title of a focused pane while the prefix key waits for its command.
-const prefixHelp = "z zoom · n/p next/prev · l last · 1-9 pane · d leave"
+const prefixHelp = "z zoom · n/p next/prev · l last · 1-9 pane · [ copy · d leave"
 
 // prefixCommand runs the pane command typed after the prefix key (as in tmux): the prefix key
 // again sends it to the program; z zooms, n/p select the next/previous pane, l or ; the last
@@ -154,6 +158,8 @@ func (m *Model) prefixCommand(p *pane, k tea.KeyPressMsg) tea.Cmd {
 		m.jumpPane(int(s[0] - '1'))
 	case "d", "esc":
 		m.setFocus(false)
+	case "[":
+		m.startCopyMode()
 	default:
 		pk := m.keys.Prefix.Help().Key
 		m.addBanner("info", fmt.Sprintf("%s %s is no pane command (%s; %s twice sends %s)", pk, s, prefixHelp, pk, pk))

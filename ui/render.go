@@ -50,11 +50,17 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 	for _, pr := range l.panes {
 		p := m.panes[pr.index]
 		sel := pr.index == m.selected
-		pos, show := drawPane(c, m.st, p, pr.outer, paneDrawOpts{
-			focused: sel && m.focused, selected: sel && len(m.panes) > 1, only: sel && len(m.panes) == 1,
-			leaveKey: m.keys.LeavePane.Help().Key, killKey: m.keys.KillPane.Help().Key, now: now,
-			number: paneNumber(pr.index, len(m.panes)), prefixKey: m.keys.Prefix.Help().Key, prefixPending: m.nav.prefix,
-		})
+		var pos uv.Position
+		var show bool
+		if cm := m.nav.copy; cm != nil && cm.p == p {
+			pos, show = cm.drawCopyPane(c, m, pr.outer, paneNumber(pr.index, len(m.panes)))
+		} else {
+			pos, show = drawPane(c, m.st, p, pr.outer, paneDrawOpts{
+				focused: sel && m.focused, selected: sel && len(m.panes) > 1, only: sel && len(m.panes) == 1,
+				leaveKey: m.keys.LeavePane.Help().Key, killKey: m.keys.KillPane.Help().Key, now: now,
+				number: paneNumber(pr.index, len(m.panes)), prefixKey: m.keys.Prefix.Help().Key, prefixPending: m.nav.prefix,
+			})
+		}
 		if show {
 			cursor = tea.NewCursor(pos.X, pos.Y)
 		}
@@ -71,7 +77,7 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 		}
 		drawText(c, uv.Rect(0, l.editor.Min.Y+i, w, 1), prefix+row)
 	}
-	if !m.focused {
+	if !m.focused && m.nav.copy == nil {
 		cursor = tea.NewCursor(2+cc, l.editor.Min.Y+cr)
 	}
 	drawText(c, l.status, m.statusLine(w))
@@ -158,6 +164,8 @@ func (m *Model) separatorLine(width int) string {
 			}
 		}
 		info = strings.Join(items, "  ")
+	case m.nav.copy != nil:
+		info = m.copyInfo(m.nav.copy)
 	case m.focused:
 		if p := m.selectedPane(); p != nil {
 			info = m.focusedInfo(p)

@@ -84,6 +84,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case m.paneJumpKey(k):
 		return nil
+	case key.Matches(k, m.keys.CopyMode):
+		m.startCopyMode()
+		return nil
 	case key.Matches(k, m.keys.FocusPane):
 		return m.focusSelected()
 	case key.Matches(k, m.keys.Zoom):

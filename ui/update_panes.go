@@ -296,6 +296,9 @@ func (m *Model) predictNewPaneSize() {
 // pane or conversation under the pointer. A focused pane whose program enabled mouse tracking
 // receives the events instead (pane-local coordinates).
 func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
+	if m.nav.copy != nil && m.copyMouse(msg) {
+		return nil
+	}
 	mo := msg.Mouse()
 	pt := uv.Pos(mo.X, mo.Y)
 	hit := -1
