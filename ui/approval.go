@@ -379,7 +379,11 @@ func (a *approvals) draw(m *Model, area uv.Rectangle) string {
 		return ""
 	}
 	n, total := a.done+1, a.done+m.pendingApprovals()
-	return a.render(m.st, &m.keys, p, n, total, m.grantErr(p), min(max(area.Dx()-4, 20), 100), area.Dy())
+	width := min(max(area.Dx()-4, 20), 100)
+	if hasDiff(p) && area.Dx() >= 160 {
+		width = area.Dx() - 4 // wide enough for the diff side by side (diffSideBySideMin)
+	}
+	return a.render(m.st, &m.keys, p, n, total, m.grantErr(p), width, area.Dy())
 }
 
 // render draws the front request as the overlay's text (width cells wide, at most maxH lines).

@@ -221,27 +221,10 @@ type diffLine struct {
 // file), nil when the texts are equal. Beyond diffMaxBytes or diffMaxChangedLines it returns the
 // two file header lines and a notice (kind '!') with the sizes of both texts instead.
 func diffLines(path string, oldText *string, newText string) []diffLine {
-	from, to := "a/"+path, "b/"+path
-	if filepath.IsAbs(path) {
-		from, to = path, path
+	head, hunks, notice := diffHunksOf(path, oldText, newText)
+	if notice != nil {
+		return append(head, *notice)
 	}
-	if oldText == nil {
-		from = "/dev/null"
-	}
-	old := ""
-	if oldText != nil {
-		old = *oldText
-	}
-	head := []diffLine{{'h', "--- " + from}, {'h', "+++ " + to}}
-	if len(old)+len(newText) > diffMaxBytes {
-		return append(head, tooLargeLine(old, newText))
-	}
-	a, b := splitLines(old), splitLines(newText)
-	ops, ok := lineDiff(a, b)
-	if !ok {
-		return append(head, tooLargeLine(old, newText))
-	}
-	hunks := unifiedHunks(ops, 3)
 	if len(hunks) == 0 {
 		return nil
 	}
@@ -253,6 +236,34 @@ func diffLines(path string, oldText *string, newText string) []diffLine {
 		}
 	}
 	return out
+}
+
+// diffHunksOf is diffLines before it is flattened: the two file header lines, and either the
+// hunks (3 lines of context; none when the texts are equal) or, beyond the limits, the notice.
+func diffHunksOf(path string, oldText *string, newText string) (head []diffLine, hunks []diffHunk, notice *diffLine) {
+	from, to := "a/"+path, "b/"+path
+	if filepath.IsAbs(path) {
+		from, to = path, path
+	}
+	if oldText == nil {
+		from = "/dev/null"
+	}
+	old := ""
+	if oldText != nil {
+		old = *oldText
+	}
+	head = []diffLine{{'h', "--- " + from}, {'h', "+++ " + to}}
+	if len(old)+len(newText) > diffMaxBytes {
+		n := tooLargeLine(old, newText)
+		return head, nil, &n
+	}
+	a, b := splitLines(old), splitLines(newText)
+	ops, ok := lineDiff(a, b)
+	if !ok {
+		n := tooLargeLine(old, newText)
+		return head, nil, &n
+	}
+	return head, unifiedHunks(ops, 3), nil
 }
 
 // tooLargeLine is the notice shown instead of a diff beyond the limits, e.g. "diff too large to
@@ -271,7 +282,8 @@ func countLines(s string) int {
 	return n
 }
 
-// renderDiff renders the unified diff coloured with st (removed lines in the error colour, added
+// renderDiff renders the diff side by side when width is at least diffSideBySideMin cells
+// (renderSideBySide), else the unified diff, coloured with st (removed lines in the error colour, added
 // in the success colour, hunk headers dimmed), each line wrapped to width cells (wrapDiffLine:
 // nothing of a long line is hidden), at most maxLines
 // lines (then a "… N more diff lines" marker). Agent text is sanitised first. Texts beyond the
@@ -288,6 +300,11 @@ func renderDiff(st *Styles, path string, oldText *string, newText string, width,
 			old = &o
 		}
 		newText = sanitize(newText)
+	}
+	if width >= diffSideBySideMin {
+		if out, ok := renderSideBySide(st, sanitizeLine(path), old, newText, width, maxLines); ok {
+			return out
+		}
 	}
 	lines := diffLines(sanitizeLine(path), old, newText)
 	if len(lines) == 0 {
