@@ -117,3 +117,34 @@ func TestCurrentTUIClaudeResumePicker(t *testing.T) {
 		t.Fatalf("exit status %s", st)
 	}
 }
+
+// claude-agent-acp 0.101's effort (a select config option besides mode and model) is reachable
+// from the options dialog: alt+c lists it below the mode; → on its row
+// picks the next value, which acpterm sends as session/set_config_option.
+func TestCurrentTUIClaudeEffort(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, claudeCurrent)
+	s := r.startTUI(t, r.writeConfig(policyOpts{}))
+	s.waitScreen(`· mode Manual \(asks\) ·`, startTimeout)
+	s.keys("M-c")
+	s.waitScreen(`› Mode\s+‹ Manual ›`, 10*time.Second)
+	s.waitScreen(`  Effort\s+‹ Default ›`, 10*time.Second)
+	s.keys("Down", "Down")
+	s.waitScreen(`› Effort\s+‹ Default ›`, 10*time.Second)
+	s.keys("Right") // the next of claude's efforts: Default, Low, Medium, High …
+	s.waitScreen(`› Effort\s+‹ Low ›`, 30*time.Second)
+	s.keys("Escape")
+	s.WaitGone("Session options")
+	var sent []string
+	for _, rec := range r.trace(t) {
+		if rec.Dir == "->" && rec.Msg.Method == "session/set_config_option" {
+			sent = append(sent, string(rec.Msg.Params))
+		}
+	}
+	if len(sent) != 1 || !strings.Contains(sent[0], `"configId":"effort"`) || !strings.Contains(sent[0], `"value":"low"`) {
+		t.Errorf("session/set_config_option requests %q, want one setting effort to low", sent)
+	}
+	if st := s.quit(); st != "0" {
+		t.Fatalf("exit status %s", st)
+	}
+}
