@@ -72,6 +72,11 @@ type Process struct {
 	done chan struct{} // status pipe at EOF
 }
 
+// Done returns a channel closed when the helper's status pipe has closed: the helper has
+// exited (or was killed) and Exit no longer waits. The helper may not be reaped yet (the
+// kernel tears its namespaces down first).
+func (p *Process) Done() <-chan struct{} { return p.done }
+
 // Report returns the layers in force for the command (confirmed before it started).
 func (p *Process) Report() Report { return p.report }
 

@@ -7,6 +7,7 @@
 #    in one run (median of ACPTERM_BENCH_REPS, default 3), prints ratios,
 #    compares the final visible rows with tmux capture-pane, reports memory,
 # 3. runs the transcript throughput benchmark (-benchmem).
+# With ACPTERM_BENCH_GENERATE_ONLY=1 it only generates FILE (scripts/bench-sandbox.sh).
 set -eu
 cd "$(dirname "$0")/.."
 FILE=${1:-/tmp/acpterm-mixed.txt}
@@ -28,6 +29,7 @@ if [ ! -f "$FILE" ] || [ "$(wc -c <"$FILE")" -lt "$SIZE" ]; then
 		}
 	}' >"$FILE"
 fi
+[ "${ACPTERM_BENCH_GENERATE_ONLY:-}" = 1 ] && exit 0
 echo "== flood benchmark (raw PTY vs acpterm vs tmux, one run)"
 ACPTERM_BENCH_FILE="$FILE" go test -tags floodbench -run '^TestFloodBench$' -count=1 -v -timeout 30m ./terminals/ |
 	grep -v '^=== RUN'

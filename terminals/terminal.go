@@ -103,7 +103,9 @@ type Terminal struct {
 	inflight int          // bytes taken from the backlog that the feeder is still handing to the screen; blMu
 	modeLog  []modeSet    // private modes set by skipped output, to replay; blMu
 
-	leaderDone chan struct{} // leader reaped
+	leaderDone chan struct{} // leader reaped (sandboxed: the command's exit reported)
+	// helperReaped is closed once the sandbox helper is reaped (nil when not sandboxed).
+	helperReaped chan struct{}
 	drained    chan struct{} // output written before exit has been read
 	drainOnce  sync.Once
 	readerDone chan struct{}
@@ -191,6 +193,7 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 	if m.o.Sandbox != nil {
 		spec := *m.o.Sandbox
 		spec.TTY = tty.Name()
+		t.helperReaped = make(chan struct{})
 		t.sb, err = sandbox.Start(&spec, cmd)
 	} else {
 		err = cmd.Start()
@@ -654,20 +657,36 @@ func (t *Terminal) writer() {
 
 // waiter reaps the leader and reports exit once its output is drained.
 func (t *Terminal) waiter(cmd *exec.Cmd) {
-	_ = cmd.Wait()
-	st := statusOf(cmd.ProcessState)
+	var st ExitStatus
 	if t.sb != nil {
-		// The helper is the PID namespace's init, which no signal can end: the command's
-		// own status comes over the helper's status pipe. None means the helper was
-		// killed (SIGKILL), and the kernel killed the command with it.
+		// The helper is the PID namespace's init, which no signal can end: the command's own
+		// status comes over the helper's status pipe, which closes as the helper exits. The
+		// kernel then still tears the namespaces down before the helper can be reaped (up to
+		// tens of ms on a loaded machine): that happens in the background (Release waits).
+		go func() {
+			_ = cmd.Wait()
+			if t.netStop != nil {
+				// Nothing is left in the network namespace to connect, and the listener
+				// would keep it alive.
+				t.netStop()
+			}
+			close(t.helperReaped)
+		}()
+		select {
+		case <-t.sb.Done():
+		case <-t.helperReaped:
+		}
 		if es, ok := t.sb.Exit(time.Second); ok {
 			st = ExitStatus{Code: es.Code, Signal: es.Signal}
+		} else {
+			// No report: the helper was killed (SIGKILL), and the kernel killed the
+			// command with it.
+			<-t.helperReaped
+			st = statusOf(cmd.ProcessState)
 		}
-	}
-	if t.netStop != nil {
-		// The helper was the init of the command's PID namespace: nothing is left in the
-		// network namespace to connect, and the listener would keep it alive.
-		t.netStop()
+	} else {
+		_ = cmd.Wait()
+		st = statusOf(cmd.ProcessState)
 	}
 	close(t.leaderDone)
 	timer := time.NewTimer(DrainBound)
@@ -862,6 +881,9 @@ func (t *Terminal) Release() error {
 		<-t.readerDone
 		<-t.writerDone
 		<-t.feederDone
+		if t.helperReaped != nil {
+			<-t.helperReaped
+		}
 		_ = t.scr.Close()
 		close(t.releasedCh)
 		t.m.releasedTerm(t)
