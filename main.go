@@ -357,7 +357,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		}
 		s.trace, trace = tf, tf
 	}
-	agentSpec := s.sandbox.agentSpec(cfg, agent, getenv("HOME"))
+	agentSpec := s.sandbox.agentSpec(cfg, agent, getenv)
 	if agentSpec != nil && agentSpec.Network != sandbox.NetworkOn && s.mcp != nil {
 		// The agent's network namespace has a loopback of its own, so acpterm's MCP server on
 		// the host's 127.0.0.1 is out of its reach (and the sandbox makes no unix sockets, so

@@ -201,7 +201,7 @@ func reportMissing(s *sessionSandbox) []string {
 // otherwise, and when the sandbox is off): the commands' spec with its network through the
 // proxy (on when commands share acpterm's network) and, as further writable paths, the agent's own state directories (created when missing, so that
 // Landlock can grant them) and [sandbox] agent_write.
-func (s *sessionSandbox) agentSpec(cfg *config.Config, agent []string, home string) *sandbox.Spec {
+func (s *sessionSandbox) agentSpec(cfg *config.Config, agent []string, getenv func(string) string) *sandbox.Spec {
 	if s == nil || s.spec == nil || !cfg.Sandbox.Agent {
 		return nil
 	}
@@ -211,7 +211,7 @@ func (s *sessionSandbox) agentSpec(cfg *config.Config, agent []string, home stri
 		a.Network = sandbox.NetworkProxy // the agent's model API and the rest through the proxy
 	}
 	a.Write = nil
-	for _, p := range append(sandbox.AgentStateDirs(agent, home), cfg.Sandbox.AgentWrite...) {
+	for _, p := range append(sandbox.AgentStateDirs(agent, getenv("HOME"), getenv), cfg.Sandbox.AgentWrite...) {
 		// A missing directory is made (Landlock grants only what exists); a missing file
 		// (a name with an extension, "~/.claude.json") is not. A dot-name (".gemini") is a
 		// directory.

@@ -45,6 +45,9 @@ type policyOpts struct {
 	Unmatched string // default "ask"
 	FSWrite   string // default "ask"
 	Mode      string // [agent] mode; "" leaves acpterm's default (the asking mode)
+	// SandboxAgent runs the agent itself in the sandbox ([sandbox] mode = "required",
+	// agent = true).
+	SandboxAgent bool
 }
 
 // writeConfig writes an acpterm config confined to the session cwd and returns its path.
@@ -79,6 +82,9 @@ deny = %s
 read = "allow"
 write = %q
 `, r.cwd, p.Unmatched, q(p.Allow), q(p.Deny), p.FSWrite)
+	if p.SandboxAgent {
+		cfg += "\n[sandbox]\nmode = \"required\"\nagent = true\n"
+	}
 	path := filepath.Join(r.dir, "acpterm.toml")
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		r.t.Fatal(err)

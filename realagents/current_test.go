@@ -72,37 +72,46 @@ func currentOf(t *testing.T, name string) currentAgent {
 }
 
 func testCurrentHeadless(t *testing.T, a currentAgent) {
-	t.Run("allow", func(t *testing.T) {
-		t.Parallel()
-		r := newRun(t, a.agent)
-		if a.forOutput != nil {
-			a.forOutput(t, r)
+	for _, sandboxed := range []bool{false, true} {
+		name := "allow"
+		if sandboxed {
+			// The agent process itself in the sandbox ([sandbox] mode = "required", agent =
+			// true): it still reaches its model, writes its state, runs the approved command
+			// and makes the write.
+			name = "allow sandboxed agent"
 		}
-		h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "hi", "touch a file", "write a file")
-		if h.Code != 0 {
-			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
-		}
-		lines := []string{
-			`^\[mode\] ` + regexp.QuoteMeta(a.mode) + ` \(asks before acting\)$`,
-			`^Hello! This is a plain reply from the mock model\.$`,
-			`^\[permission\] execute ".*touch ` + regexp.QuoteMeta(a.created) + `.*" → \S+ \(--approve allow`,
-			`^  \| hello-from-agent$`,
-			a.write,
-			`^  \| \+hello from the mock model$`,
-			`^\[stop\] end_turn$`,
-		}
-		if a.chosen != "" {
-			lines = append(lines, `^\[notice\] info: `+regexp.QuoteMeta(a.chosen)+` \(chosen by acpterm`)
-		}
-		expectLines(t, h, lines...)
-		noLines(t, h, `^\[unasked\]`, `^\[warning\]`)
-		if _, err := os.Stat(filepath.Join(r.cwd, a.created)); err != nil {
-			t.Errorf("the allowed command did not run: %v", err)
-		}
-		if b, err := os.ReadFile(filepath.Join(r.cwd, "hello.txt")); err != nil || string(b) != a.content {
-			t.Errorf("hello.txt = %q, %v", b, err)
-		}
-	})
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := newRun(t, a.agent)
+			if a.forOutput != nil {
+				a.forOutput(t, r)
+			}
+			h := r.headless(t, r.writeConfig(policyOpts{SandboxAgent: sandboxed}), "allow", "hi", "touch a file", "write a file")
+			if h.Code != 0 {
+				t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+			}
+			lines := []string{
+				`^\[mode\] ` + regexp.QuoteMeta(a.mode) + ` \(asks before acting\)$`,
+				`^Hello! This is a plain reply from the mock model\.$`,
+				`^\[permission\] execute ".*touch ` + regexp.QuoteMeta(a.created) + `.*" → \S+ \(--approve allow`,
+				`^  \| hello-from-agent$`,
+				a.write,
+				`^  \| \+hello from the mock model$`,
+				`^\[stop\] end_turn$`,
+			}
+			if a.chosen != "" {
+				lines = append(lines, `^\[notice\] info: `+regexp.QuoteMeta(a.chosen)+` \(chosen by acpterm`)
+			}
+			expectLines(t, h, lines...)
+			noLines(t, h, `^\[unasked\]`, `^\[warning\]`)
+			if _, err := os.Stat(filepath.Join(r.cwd, a.created)); err != nil {
+				t.Errorf("the allowed command did not run: %v", err)
+			}
+			if b, err := os.ReadFile(filepath.Join(r.cwd, "hello.txt")); err != nil || string(b) != a.content {
+				t.Errorf("hello.txt = %q, %v", b, err)
+			}
+		})
+	}
 	t.Run("deny", func(t *testing.T) {
 		t.Parallel()
 		r := newRun(t, a.agent)

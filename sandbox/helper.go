@@ -352,12 +352,19 @@ func (h *helper) run() int {
 	spec := &h.req.Spec
 	env := make([]string, 0, len(os.Environ())+2)
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "TMPDIR=") || strings.HasPrefix(kv, specEnv+"=") {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == specEnv {
 			continue
+		}
+		if slices.Contains(tempVars, name) {
+			// Every variable naming a temp dir points into the session's own.
+			kv = name + "=" + spec.TempDir
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "TMPDIR="+spec.TempDir)
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }) {
+		env = append(env, "TMPDIR="+spec.TempDir)
+	}
 	if h.rep.Layers.Net == "proxy" {
 		// The proxy is the only way out: point every tool at it (set last, so they win over
 		// any the command's environment had).
@@ -425,6 +432,11 @@ func (h *helper) run() int {
 	}
 	return 125
 }
+
+// tempVars are the environment variables that name a temporary directory (TMPDIR always
+// set; the others replaced when present): TMP and TEMP (Windows-minded tools, Python's
+// tempfile), TEMPDIR, and CLAUDE_CODE_TMPDIR (Claude Code's own).
+var tempVars = []string{"TMPDIR", "TMP", "TEMP", "TEMPDIR", "CLAUDE_CODE_TMPDIR"}
 
 // goCacheRedirect returns a per-session GOCACHE below the temp dir when the Go build cache
 // the command would use is not writable in the sandbox (a shared compiled-object cache

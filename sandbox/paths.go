@@ -286,14 +286,23 @@ func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[{\\") }
 // (its sessions, credentials cache, logs), chosen by the agent program's name in argv
 // (claude-agent-acp → ~/.claude and ~/.claude.json; codex → ~/.codex; gemini → ~/.gemini;
 // opencode → ~/.local/share/opencode, ~/.config/opencode, ~/.cache/opencode; copilot →
-// ~/.copilot), plus ~/.npm and ~/.cache, which node-based agents write while starting.
-// Paths are returned whether or not they exist (the caller creates directories it wants).
-func AgentStateDirs(argv []string, home string) []string {
+// ~/.copilot), plus ~/.npm and ~/.cache, which node-based agents write while starting, and
+// the directories named by CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME and
+// XDG_CACHE_HOME when getenv has them. Paths are returned whether or not they exist (the
+// caller creates the directories it wants).
+func AgentStateDirs(argv []string, home string, getenv func(string) string) []string {
 	if home == "" {
 		return nil
 	}
 	j := func(p ...string) string { return filepath.Join(append([]string{home}, p...)...) }
 	out := []string{j(".npm"), j(".cache")}
+	if getenv != nil {
+		for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME", "XDG_CACHE_HOME"} {
+			if d := getenv(v); filepath.IsAbs(d) && filepath.Clean(d) != "/" {
+				out = append(out, filepath.Clean(d))
+			}
+		}
+	}
 	words := strings.ToLower(strings.Join(argv, " "))
 	if strings.Contains(words, "claude") {
 		out = append(out, j(".claude"), j(".claude.json"))

@@ -106,13 +106,13 @@ type Terminal struct {
 	leaderDone chan struct{} // leader reaped (sandboxed: the command's exit reported)
 	// helperReaped is closed once the sandbox helper is reaped (nil when not sandboxed).
 	helperReaped chan struct{}
-	drained    chan struct{} // output written before exit has been read
-	drainOnce  sync.Once
-	readerDone chan struct{}
-	feederDone chan struct{}
-	writerDone chan struct{}
-	done       chan struct{} // exit reported
-	exit       atomic.Pointer[ExitStatus]
+	drained      chan struct{} // output written before exit has been read
+	drainOnce    sync.Once
+	readerDone   chan struct{}
+	feederDone   chan struct{}
+	writerDone   chan struct{}
+	done         chan struct{} // exit reported
+	exit         atomic.Pointer[ExitStatus]
 
 	killMu      sync.Mutex
 	releaseOnce sync.Once
