@@ -61,6 +61,9 @@ func (m *Model) handleEvent(ev acpclient.Event) tea.Cmd {
 			p.exitedAt = m.now()
 			if p.term != nil {
 				p.truncated = p.term.Output().Truncated
+				if d, ok := p.term.(interface{ SandboxDenial() string }); ok && p.refused == "" {
+					p.refused = d.SandboxDenial() // shown on the bottom border
+				}
 			}
 			if m.focused && m.selectedPane() == p {
 				m.focused = false
