@@ -285,7 +285,8 @@ func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[{\\") }
 // AgentStateDirs returns the state directories below home an agent needs to write
 // (its sessions, credentials cache, logs), chosen by the agent program's name in argv
 // (claude-agent-acp → ~/.claude and ~/.claude.json; codex → ~/.codex; gemini → ~/.gemini;
-// opencode → ~/.local/share/opencode, ~/.config/opencode, ~/.cache/opencode; copilot →
+// opencode → ~/.local/share/opencode, ~/.local/state/opencode, ~/.config/opencode,
+// ~/.cache/opencode and the same below XDG_DATA_HOME, XDG_STATE_HOME, XDG_CONFIG_HOME; copilot →
 // ~/.copilot), plus ~/.npm and ~/.cache, which node-based agents write while starting, and
 // the directories named by CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME and
 // XDG_CACHE_HOME when getenv has them. Paths are returned whether or not they exist (the
@@ -315,6 +316,13 @@ func AgentStateDirs(argv []string, home string, getenv func(string) string) []st
 	}
 	if strings.Contains(words, "opencode") {
 		out = append(out, j(".local", "share", "opencode"), j(".local", "state", "opencode"), j(".config", "opencode"), j(".cache", "opencode"))
+		if getenv != nil {
+			for _, v := range []string{"XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"} {
+				if d := getenv(v); filepath.IsAbs(d) {
+					out = append(out, filepath.Join(d, "opencode"))
+				}
+			}
+		}
 	}
 	if strings.Contains(words, "copilot") {
 		out = append(out, j(".copilot"))

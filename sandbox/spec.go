@@ -228,21 +228,51 @@ func (s *Spec) MayRead(p string) bool {
 
 // MayWrite reports whether a process under s can write p: at or below a root, the temp
 // dir or a Write path, and not at or below a read-only or masked path (symlinks resolved).
-func (s *Spec) MayWrite(p string) bool {
+func (s *Spec) MayWrite(p string) bool { return s.WriteRefusal(p) == "" }
+
+// WriteRefusal says why a process under s cannot write p: "protected, read-only" (at or
+// below a read-only or masked path), "outside the writable paths"; "" when it can.
+func (s *Spec) WriteRefusal(p string) string {
 	r := resolve(p)
 	for _, list := range [][]string{s.ReadOnly, s.Mask} {
 		for _, ro := range list {
 			if within(r, ro) || within(p, ro) {
-				return false
+				return "protected, read-only"
 			}
 		}
 	}
 	for _, list := range [][]string{s.Roots, {s.TempDir}, s.Write} {
 		for _, w := range list {
 			if within(r, w) {
-				return true
+				return ""
 			}
 		}
 	}
-	return false
+	return "outside the writable paths"
+}
+
+// Denial looks in a sandboxed program's output for a refused write the sandbox explains: a
+// "Read-only file system" or "Permission denied" message naming an absolute path that s does
+// not let the program write. It returns "sandbox refused a write to PATH (REASON)" for the
+// last such message, or "". The kernel does not report Landlock or read-only denials to the
+// parent; the program's own error message is what says it hit one.
+func (s *Spec) Denial(output string) string {
+	lines := strings.Split(output, "\n")
+	for i := len(lines) - 1; i >= 0 && i >= len(lines)-500; i-- {
+		line := lines[i]
+		if !strings.Contains(line, "Read-only file system") && !strings.Contains(line, "Permission denied") {
+			continue
+		}
+		fields := strings.Fields(line)
+		for j := len(fields) - 1; j >= 0; j-- { // the file is named last ("sh: cannot create P: …")
+			p := strings.Trim(fields[j], "'\"`‘’“”:,;()[]")
+			if !strings.HasPrefix(p, "/") || p == "/" {
+				continue
+			}
+			if why := s.WriteRefusal(p); why != "" {
+				return "sandbox refused a write to " + p + " (" + why + ")"
+			}
+		}
+	}
+	return ""
 }

@@ -144,3 +144,22 @@ func sleepInForeground(term *Terminal) bool {
 	}
 	return false
 }
+
+// TestSandboxDenialSaid: a refused write to a protected path that the program reports is
+// named for the pane, with the reason from the spec.
+func TestSandboxDenialSaid(t *testing.T) {
+	w := sandboxtest.New(t)
+	h := newMgr(t, ManagerOptions{Sandbox: w.Spec(sandbox.NetworkOff)})
+	hook := filepath.Join(w.Root, ".git", "hooks", "pre-commit")
+	for _, c := range []struct{ line, want string }{
+		{"echo x > " + hook, "sandbox refused a write to " + hook + " (protected, read-only)"},
+		{"touch " + filepath.Join(w.Outside, "f"), "sandbox refused a write to " + filepath.Join(w.Outside, "f") + " (outside the writable paths)"},
+		{"echo fine > " + filepath.Join(w.Root, "ok"), ""},
+	} {
+		term := h.start(t, StartOptions{ShellLine: c.line, Dir: w.Root, Env: w.Env()})
+		waitExit(t, term)
+		if got := term.SandboxDenial(); got != c.want {
+			t.Errorf("%s: %q, want %q (output %q)", c.line, got, c.want, term.Output().Text)
+		}
+	}
+}

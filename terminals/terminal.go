@@ -76,6 +76,10 @@ type Terminal struct {
 
 	pid int
 	sb  *sandbox.Process // nil: not sandboxed
+	// spec is the sandbox spec the command runs under (nil: not sandboxed).
+	spec *sandbox.Spec
+	// denial is what the command's output says the sandbox refused (Spec.Denial), set at exit.
+	denial atomic.Pointer[string]
 	// netStop stops serving the sandbox's proxy listener (ManagerOptions.Network); nil: none.
 	netStop func()
 	ptmx    *os.File
@@ -193,6 +197,7 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 	if m.o.Sandbox != nil {
 		spec := *m.o.Sandbox
 		spec.TTY = tty.Name()
+		t.spec = &spec
 		t.helperReaped = make(chan struct{})
 		t.sb, err = sandbox.Start(&spec, cmd)
 	} else {
@@ -699,6 +704,12 @@ func (t *Terminal) waiter(cmd *exec.Cmd) {
 	}
 	timer.Stop()
 	t.tr.Flush()
+	if t.spec != nil {
+		text, _ := t.tr.Snapshot()
+		if d := t.spec.Denial(text); d != "" {
+			t.denial.Store(&d)
+		}
+	}
 	t.exit.Store(&st)
 	close(t.done)
 	t.m.changed(t.id)
@@ -720,6 +731,16 @@ func (t *Terminal) StartedAt() time.Time { return t.started }
 // sandboxed terminal the leader is the sandbox helper, the init of the command's PID
 // namespace.
 func (t *Terminal) Pid() int { return t.pid }
+
+// SandboxDenial returns, once the terminal has exited, what its output says the sandbox
+// refused ("sandbox refused a write to /p/.git/hooks/x (protected, read-only)"; see
+// sandbox.Spec.Denial), or "".
+func (t *Terminal) SandboxDenial() string {
+	if d := t.denial.Load(); d != nil {
+		return *d
+	}
+	return ""
+}
 
 // Sandbox returns the sandbox layers confirmed in force for the command, or nil when the
 // terminal is not sandboxed (ManagerOptions.Sandbox nil).
