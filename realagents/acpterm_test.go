@@ -46,7 +46,8 @@ type policyOpts struct {
 	FSWrite   string // default "ask"
 	Mode      string // [agent] mode; "" leaves acpterm's default (the asking mode)
 	// SandboxAgent runs the agent itself in the sandbox ([sandbox] mode = "required",
-	// agent = true).
+	// agent = true) with network = "on": the agent reaches its mock model API and acpterm's
+	// MCP server on the loopback directly (through the proxy is the network tests' concern).
 	SandboxAgent bool
 }
 
@@ -83,7 +84,7 @@ read = "allow"
 write = %q
 `, r.cwd, p.Unmatched, q(p.Allow), q(p.Deny), p.FSWrite)
 	if p.SandboxAgent {
-		cfg += "\n[sandbox]\nmode = \"required\"\nagent = true\n"
+		cfg += "\n[sandbox]\nmode = \"required\"\nagent = true\nnetwork = \"on\"\n"
 	}
 	path := filepath.Join(r.dir, "acpterm.toml")
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
