@@ -25,7 +25,7 @@ func TestAgentSpecStateDirs(t *testing.T) {
 		{[]string{"node", "/x/node_modules/@google/gemini-cli/bundle/gemini.js", "--acp"}, ".gemini"},
 		{[]string{"claude-agent-acp"}, ".claude"},
 	} {
-		a := s.agentSpec(cfg, c.argv, home)
+		a := s.agentSpec(cfg, c.argv, func(k string) string { return map[string]string{"HOME": home}[k] })
 		p := filepath.Join(home, c.dir)
 		if st, err := os.Stat(p); err != nil || !st.IsDir() || !slices.Contains(a.Write, p) {
 			t.Fatalf("%v: %s: %v (write %q)", c.argv, p, err, a.Write)
