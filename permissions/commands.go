@@ -2,7 +2,6 @@ package permissions
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -56,6 +55,7 @@ type commandPolicy struct {
 	allow, ask, deny []commandRule
 	unmatched        Verdict
 	roots            *Roots
+	fs               fsView // the roots' file-system view (the real one when roots is nil)
 	env              *envPolicy
 
 	rtOnce sync.Once
@@ -88,6 +88,9 @@ const lookTTL = 2 * time.Second
 // words, an unknown unmatched verdict, or an env glob that is not a valid pattern.
 func compileCommandPolicy(pol policy.Policy, roots *Roots) (*commandPolicy, error) {
 	p := &commandPolicy{roots: roots, lookCache: map[string]lookEntry{}}
+	if roots != nil {
+		p.fs = roots.fs
+	}
 	switch v := Verdict(pol.Unmatched); v {
 	case Allow, Ask, Deny:
 		p.unmatched = v
@@ -106,7 +109,7 @@ func compileCommandPolicy(pol policy.Policy, roots *Roots) (*commandPolicy, erro
 		{"policy.commands.deny", pol.Commands.Deny, &p.deny},
 	} {
 		for i, s := range l.in {
-			r, err := parseRule(s)
+			r, err := parseRule(s, p.fs)
 			if err != nil {
 				return nil, fmt.Errorf("%s[%d]: %v", l.key, i, err)
 			}
@@ -122,7 +125,7 @@ func compileCommandPolicy(pol policy.Policy, roots *Roots) (*commandPolicy, erro
 }
 
 // parseRule splits a command prefix into words with the shell's own quote removal.
-func parseRule(s string) (commandRule, error) {
+func parseRule(s string, v fsView) (commandRule, error) {
 	r := commandRule{src: s}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(s), "")
 	if err != nil {
@@ -146,7 +149,7 @@ func parseRule(s string) (commandRule, error) {
 		r.words = append(r.words, v)
 	}
 	if strings.Contains(r.words[0], "/") {
-		if real, err := filepath.EvalSymlinks(r.words[0]); err == nil {
+		if real, err := v.evalSymlinks(r.words[0]); err == nil {
 			r.headReal = real
 		} else {
 			r.headReal = filepath.Clean(r.words[0])
@@ -177,11 +180,11 @@ func (p *commandPolicy) lookPath(name string, rt *cmdRuntime) string {
 	real := ""
 	for _, d := range rt.pathDirs {
 		cand := filepath.Join(d, name)
-		st, err := os.Stat(cand)
+		st, err := p.fs.stat(cand)
 		if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
 			continue
 		}
-		if r, err := filepath.EvalSymlinks(cand); err == nil {
+		if r, err := p.fs.evalSymlinks(cand); err == nil {
 			real = r
 		} else {
 			real = cand
@@ -210,9 +213,9 @@ func (p *commandPolicy) resolveProgram(name string, cwd cwdState, shell bool, rt
 			real = p.lookPath(name, rt)
 		}
 	} else if filepath.IsAbs(name) {
-		if r, err := realPath(name); err == nil {
+		if r, err := p.fs.realPath(name); err == nil {
 			real = r
-			if _, err := os.Lstat(r); err != nil {
+			if _, err := p.fs.lstat(r); err != nil {
 				real = "" // does not exist: unresolved, but still checked for containment below
 				if p.roots != nil && p.roots.Contains(r) {
 					return "", false, true
@@ -221,7 +224,7 @@ func (p *commandPolicy) resolveProgram(name string, cwd cwdState, shell bool, rt
 		}
 	} else {
 		if len(cwd.dirs) > 0 {
-			if r, err := filepath.EvalSymlinks(filepath.Join(cwd.dirs[0], name)); err == nil {
+			if r, err := p.fs.evalSymlinks(filepath.Join(cwd.dirs[0], name)); err == nil {
 				real = r
 			}
 		}
@@ -257,7 +260,7 @@ func (p *commandPolicy) workspaceProgram(name string, cwd cwdState) bool {
 		}
 	}
 	for _, c := range cands {
-		real, err := realPath(c)
+		real, err := p.fs.realPath(c)
 		if err != nil {
 			continue
 		}

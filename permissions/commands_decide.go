@@ -2,7 +2,6 @@ package permissions
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -81,7 +80,7 @@ func (e *Engine) DecideCommand(r CommandRequest) Decision {
 			bad("cwd outside roots", fmt.Sprintf("cwd: %v", err))
 			break
 		}
-		if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		if st, err := e.roots.fs.stat(real); err != nil || !st.IsDir() {
 			bad("invalid cwd", fmt.Sprintf("cwd %s is not an existing directory", real))
 			break
 		}

@@ -36,6 +36,11 @@ type EngineOptions struct {
 	// session/request_permission, CommandRequest.Dialect DialectBash): set it only when the
 	// agent process itself runs confined by the OS sandbox.
 	AgentConfined bool
+	// Resolver is the file-system view decisions read (Lstat, Stat, Readlink, EvalSymlinks):
+	// the roots, the cwd, redirect targets and file arguments, programs on the policy PATH.
+	// nil: the real file system (OSResolver). A fake one lets table tests judge requests
+	// without temporary directories; ReadFile and WriteFile still use the real file system.
+	Resolver Resolver
 }
 
 // Engine decides requests against one policy (policy.Policy). It is safe for concurrent use.
@@ -64,7 +69,7 @@ var ErrGrantsFile = errors.New("grants file")
 func NewEngine(p policy.Policy, o EngineOptions) (*Engine, error) {
 	p.FS.DenyRead, p.FS.DenyWrite = slices.Clone(p.FS.DenyRead), slices.Clone(p.FS.DenyWrite)
 	p.Protected = slices.Clone(p.Protected)
-	roots, err := NewRoots(p.Roots)
+	roots, err := newRoots(p.Roots, newFSView(o.Resolver))
 	if err != nil {
 		return nil, err
 	}

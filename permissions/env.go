@@ -145,11 +145,11 @@ func (p *commandPolicy) buildRuntime(getenv func(string) string) *cmdRuntime {
 				continue
 			}
 			d = filepath.Clean(d)
-			real, err := filepath.EvalSymlinks(d)
+			real, err := p.fs.evalSymlinks(d)
 			if err != nil {
 				continue
 			}
-			st, err := os.Stat(real)
+			st, err := p.fs.stat(real)
 			if err != nil || !st.IsDir() || st.Mode().Perm()&0o002 != 0 {
 				continue
 			}
@@ -319,7 +319,7 @@ func (p *commandPolicy) safeEnvValue(name, value string, dirs []string) (string,
 				}
 			}
 			for _, c := range cands {
-				real, err := realPath(c)
+				real, err := p.roots.fs.realPath(c)
 				if err != nil || !p.roots.Contains(real) {
 					return "", false
 				}

@@ -66,7 +66,7 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 	}
 	d := Decision{Verdict: Deny, Path: path}
 	if entry {
-		if st, err := os.Lstat(physicalClean(path)); err != nil || st.Mode()&os.ModeSymlink == 0 || !filepath.IsAbs(path) {
+		if st, err := e.roots.fs.lstat(e.roots.fs.physicalClean(path)); err != nil || st.Mode()&os.ModeSymlink == 0 || !filepath.IsAbs(path) {
 			entry = false
 		}
 	}
@@ -74,8 +74,8 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 	var err error
 	if entry {
 		var dir string
-		if dir, _, err = e.roots.Resolve(filepath.Dir(physicalClean(path))); err == nil {
-			real = filepath.Join(dir, filepath.Base(physicalClean(path)))
+		if dir, _, err = e.roots.Resolve(filepath.Dir(e.roots.fs.physicalClean(path))); err == nil {
+			real = filepath.Join(dir, filepath.Base(e.roots.fs.physicalClean(path)))
 		}
 	} else {
 		real, _, err = e.roots.Resolve(path)
@@ -91,7 +91,7 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 		d.Reason = fmt.Sprintf("%s denied: %v", op, err)
 		return d
 	}
-	if g, ok := matchDenyGlob(globs, path, real, e.roots.List(), e.getenv); ok {
+	if g, ok := matchDenyGlob(e.roots.fs, globs, path, real, e.roots.List(), e.getenv); ok {
 		d.Rule = "deny_" + op + ": " + g
 		d.Reason = fmt.Sprintf("%s of %s denied by [policy.fs] deny_%s %q", op, real, op, g)
 		return d
@@ -99,7 +99,7 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 	if write {
 		ok, why := e.Protected(real)
 		if !ok { // the name asked for counts too (a link planted at .git/hooks/x)
-			ok, why = e.Protected(physicalClean(path))
+			ok, why = e.Protected(e.roots.fs.physicalClean(path))
 		}
 		if ok {
 			d.Rule = "protected"
@@ -122,11 +122,11 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 	// requested name is itself a concern for writes.
 	// Removing or renaming a link (entry) touches neither its target nor the target's inode.
 	var why string
-	if st, err := os.Lstat(physicalClean(path)); err == nil && !entry {
+	if st, err := e.roots.fs.lstat(e.roots.fs.physicalClean(path)); err == nil && !entry {
 		why = oddFile(st, write)
 	}
-	if why == "" && real != physicalClean(path) && !entry {
-		if st, err := os.Lstat(real); err == nil {
+	if why == "" && real != e.roots.fs.physicalClean(path) && !entry {
+		if st, err := e.roots.fs.lstat(real); err == nil {
 			why = oddFile(st, write)
 		}
 	}
@@ -159,7 +159,7 @@ func (e *Engine) decideFile(path string, write, entry bool) Decision {
 // it exists yet (policy.Policy.ProjectFile), the audit log and its head file, the diagnostics
 // log (EngineOptions.LogFile). The command analysis uses it for redirect targets too.
 func (e *Engine) Protected(real string) (bool, string) {
-	if ok, why := isProtected(real, e.getenv, e.policy.Protected); ok {
+	if ok, why := isProtected(e.roots.fs, real, e.getenv, e.policy.Protected); ok {
 		return true, why
 	}
 	type ownFile struct{ path, why string }
@@ -184,7 +184,7 @@ func (e *Engine) Protected(real string) (bool, string) {
 		if o.path == "" || !filepath.IsAbs(o.path) {
 			continue
 		}
-		for _, v := range variants(o.path) {
+		for _, v := range e.roots.fs.variants(o.path) {
 			if real == v {
 				return true, o.why
 			}
@@ -238,8 +238,8 @@ func (e *Engine) getenv(k string) string {
 // against $HOME; absolute globs are matched against the requested (cleaned) path and the real
 // path; relative globs are matched against the real path relative to every root. A glob that
 // matches a parent directory of the path also matches (deny "secrets" covers secrets/key).
-func matchDenyGlob(globs []string, path, real string, roots []string, getenv func(string) string) (string, bool) {
-	clean := physicalClean(path)
+func matchDenyGlob(v fsView, globs []string, path, real string, roots []string, getenv func(string) string) (string, bool) {
+	clean := v.physicalClean(path)
 	for _, g := range globs {
 		pat := g
 		if pat == "~" || strings.HasPrefix(pat, "~/") {

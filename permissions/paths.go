@@ -20,25 +20,85 @@ import (
 // A Roots is immutable after NewRoots and safe for concurrent use.
 type Roots struct {
 	real []string
+	fs   fsView // how paths are resolved (the real file system unless EngineOptions.Resolver)
 }
+
+// Resolver is the file-system view the engine's decisions read: what a path is (Lstat, Stat),
+// where a symlink points (Readlink) and a path's real form (EvalSymlinks, as
+// filepath.EvalSymlinks: every symlink followed, an error when a component is missing).
+// Decisions do no other file-system I/O, so a table test can give the engine a fake file
+// system (EngineOptions.Resolver) and need no temporary directories. ReadFile and WriteFile
+// always use the real file system. Implementations must be safe for concurrent use.
+type Resolver interface {
+	Lstat(name string) (fs.FileInfo, error)
+	Stat(name string) (fs.FileInfo, error)
+	Readlink(name string) (string, error)
+	EvalSymlinks(path string) (string, error)
+}
+
+// OSResolver is the Resolver of the real file system: os.Lstat, os.Stat, os.Readlink and
+// filepath.EvalSymlinks.
+type OSResolver struct{}
+
+// Lstat is os.Lstat.
+func (OSResolver) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+
+// Stat is os.Stat.
+func (OSResolver) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+
+// Readlink is os.Readlink.
+func (OSResolver) Readlink(name string) (string, error) { return os.Readlink(name) }
+
+// EvalSymlinks is filepath.EvalSymlinks.
+func (OSResolver) EvalSymlinks(path string) (string, error) { return filepath.EvalSymlinks(path) }
+
+// fsView is a Resolver with the path helpers decisions use and the memo of variants. The
+// zero fsView reads the real file system and shares one process-wide memo.
+type fsView struct {
+	r     Resolver
+	cache *sync.Map // clean path → []string (variants); nil: variantCache
+}
+
+// newFSView returns the view of r (nil: the real file system).
+func newFSView(r Resolver) fsView {
+	if r == nil {
+		return fsView{}
+	}
+	return fsView{r: r, cache: &sync.Map{}}
+}
+
+func (v fsView) res() Resolver {
+	if v.r == nil {
+		return OSResolver{}
+	}
+	return v.r
+}
+
+func (v fsView) lstat(name string) (fs.FileInfo, error) { return v.res().Lstat(name) }
+func (v fsView) stat(name string) (fs.FileInfo, error)  { return v.res().Stat(name) }
+func (v fsView) evalSymlinks(p string) (string, error)  { return v.res().EvalSymlinks(p) }
+func (v fsView) readlink(name string) (string, error)   { return v.res().Readlink(name) }
 
 // NewRoots resolves each root with filepath.EvalSymlinks and keeps the real paths (duplicates
 // and roots nested in another root are kept; the first containing root wins in Resolve).
 // Errors: a root that is relative, does not exist, or is not a directory; the message names it.
-func NewRoots(roots []string) (*Roots, error) {
-	r := &Roots{}
+func NewRoots(roots []string) (*Roots, error) { return newRoots(roots, fsView{}) }
+
+// newRoots is NewRoots through the file-system view v.
+func newRoots(roots []string, v fsView) (*Roots, error) {
+	r := &Roots{fs: v}
 	for _, p := range roots {
 		if !filepath.IsAbs(p) {
 			return nil, fmt.Errorf("%w: root %q is not an absolute path", ErrInvalid, p)
 		}
-		real, err := filepath.EvalSymlinks(filepath.Clean(p))
+		real, err := v.evalSymlinks(filepath.Clean(p))
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%w: root %q does not exist", ErrNotFound, p)
 			}
 			return nil, fmt.Errorf("root %q: %w", p, err)
 		}
-		st, err := os.Stat(real)
+		st, err := v.stat(real)
 		if err != nil {
 			return nil, fmt.Errorf("root %q: %w", p, err)
 		}
@@ -87,7 +147,7 @@ func within(base, p string) bool {
 // Errors: ErrInvalid for a relative path or one containing NUL; ErrOutside when the real path
 // lies outside every root (the message names both the path and its real form).
 func (r *Roots) Resolve(p string) (real, root string, err error) {
-	real, err = realPath(p)
+	real, err = r.fs.realPath(p)
 	if err != nil {
 		return "", "", err
 	}
@@ -110,7 +170,7 @@ func (r *Roots) Resolve(p string) (real, root string, err error) {
 // the text before it, so link/../x is the x next to link's target. The last component is not
 // followed. A ".." after a component that does not exist is applied to the text (the kernel
 // would fail the lookup; the result is only used to judge the path).
-func physicalClean(p string) string {
+func (v fsView) physicalClean(p string) string {
 	if !strings.Contains(p, "..") || !filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
@@ -119,7 +179,7 @@ func physicalClean(p string) string {
 		switch c {
 		case "", ".":
 		case "..":
-			if real, err := filepath.EvalSymlinks(cur); err == nil {
+			if real, err := v.evalSymlinks(cur); err == nil {
 				cur = real
 			}
 			cur = filepath.Dir(cur)
@@ -132,7 +192,7 @@ func physicalClean(p string) string {
 
 // realPath resolves p physically (physicalClean, then symlinks in its longest existing prefix;
 // a dangling last link is followed by hand).
-func realPath(p string) (string, error) {
+func (v fsView) realPath(p string) (string, error) {
 	if p == "" {
 		return "", fmt.Errorf("%w: empty path", ErrInvalid)
 	}
@@ -142,11 +202,11 @@ func realPath(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("%w: path %q is not absolute", ErrInvalid, p)
 	}
-	clean := physicalClean(p)
+	clean := v.physicalClean(p)
 	var rest []string
 	cur := clean
 	for hops := 0; ; {
-		real, err := filepath.EvalSymlinks(cur)
+		real, err := v.evalSymlinks(cur)
 		if err == nil {
 			parts := append([]string{real}, rest...)
 			return filepath.Join(parts...), nil
@@ -162,11 +222,11 @@ func realPath(p string) (string, error) {
 		}
 		// A dangling symlink: follow it by hand, so a link to a not-yet-existing file
 		// outside the roots is judged by where it points.
-		if st, lerr := os.Lstat(cur); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+		if st, lerr := v.lstat(cur); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
 			if hops++; hops > 40 {
 				return "", fmt.Errorf("resolve %s: too many levels of symbolic links", p)
 			}
-			target, rerr := os.Readlink(cur)
+			target, rerr := v.readlink(cur)
 			if rerr != nil {
 				return "", fmt.Errorf("resolve %s: %w", p, rerr)
 			}
@@ -198,7 +258,7 @@ const bareRepoReason = "a bare git repository layout (HEAD and config side by si
 // .config/fish/**), ~/.ssh/**, git's global config (~/.gitconfig, ~/.config/git/config), and
 // the directories on $PATH with their direct entries. getenv (nil: os.Getenv) gives HOME and
 // PATH.
-func isProtected(real string, getenv func(string) string, own []policy.Protected) (bool, string) {
+func isProtected(v fsView, real string, getenv func(string) string, own []policy.Protected) (bool, string) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -235,15 +295,15 @@ func isProtected(real string, getenv func(string) string, own []policy.Protected
 		if base == "HEAD" {
 			other = "config"
 		}
-		if st, err := os.Lstat(filepath.Join(filepath.Dir(real), other)); err == nil && !st.IsDir() {
+		if st, err := v.lstat(filepath.Join(filepath.Dir(real), other)); err == nil && !st.IsDir() {
 			return true, bareRepoReason
 		}
 	}
-	if ok, why := onPath(real, getenv); ok {
+	if ok, why := onPath(v, real, getenv); ok {
 		return true, why
 	}
 	for _, pd := range protectedDirs(getenv, own) {
-		for _, base := range variants(pd.path) {
+		for _, base := range v.variants(pd.path) {
 			if pd.exact {
 				if real == base {
 					return true, pd.reason
@@ -290,12 +350,12 @@ func protectedDirs(getenv func(string) string, own []policy.Protected) []protect
 
 // onPath reports whether real is a directory on acpterm's PATH or an entry directly in one: a
 // program planted there would run in place of an allowed one.
-func onPath(real string, getenv func(string) string) (bool, string) {
+func onPath(fv fsView, real string, getenv func(string) string) (bool, string) {
 	for _, dir := range filepath.SplitList(getenv("PATH")) {
 		if !filepath.IsAbs(dir) {
 			continue
 		}
-		for _, v := range variants(dir) {
+		for _, v := range fv.variants(dir) {
 			if real == v || filepath.Dir(real) == v {
 				return true, "a directory on PATH (" + dir + "): a program placed there would run in place of an allowed one"
 			}
@@ -307,16 +367,20 @@ func onPath(real string, getenv func(string) string) (bool, string) {
 // variants returns p cleaned and, when different, its real form (so a symlinked $HOME or
 // config dir still matches a real path). Results are memoised per path: the protected
 // locations are resolved once per process, not on every decision.
-func variants(p string) []string {
+func (v fsView) variants(p string) []string {
+	cache := v.cache
+	if cache == nil {
+		cache = &variantCache
+	}
 	p = filepath.Clean(p)
-	if v, ok := variantCache.Load(p); ok {
-		return v.([]string)
+	if got, ok := cache.Load(p); ok {
+		return got.([]string)
 	}
 	out := []string{p}
-	if r, err := realPath(p); err == nil && r != p {
+	if r, err := v.realPath(p); err == nil && r != p {
 		out = append(out, r)
 	}
-	variantCache.Store(p, out)
+	cache.Store(p, out)
 	return out
 }
 

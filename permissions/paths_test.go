@@ -214,7 +214,7 @@ func TestIsProtected(t *testing.T) {
 	}
 	s.env["PATH"] = filepath.Join(s.home, "bin") + ":relative/bin:/usr/bin"
 	for _, c := range cases {
-		got, why := isProtected(c.path, s.getenv, config.Default(s.proj).Permissions(s.getenv).Protected)
+		got, why := isProtected(fsView{}, c.path, s.getenv, config.Default(s.proj).Permissions(s.getenv).Protected)
 		if got != c.want || why != c.why {
 			t.Errorf("isProtected(%q) = %v %q, want %v %q", c.path, got, why, c.want, c.why)
 		}
@@ -223,7 +223,7 @@ func TestIsProtected(t *testing.T) {
 	link := filepath.Join(s.base, "homelink")
 	symlink(t, s.home, link)
 	env := map[string]string{"HOME": link}
-	if got, _ := isProtected(filepath.Join(s.home, ".profile"), func(k string) string { return env[k] }, nil); !got {
+	if got, _ := isProtected(fsView{}, filepath.Join(s.home, ".profile"), func(k string) string { return env[k] }, nil); !got {
 		t.Error("real ~/.profile not protected when $HOME is a symlink")
 	}
 }

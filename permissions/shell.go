@@ -2,7 +2,6 @@ package permissions
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -1170,7 +1169,7 @@ func (a *analyzer) checkTarget(p string, write, redirect bool, what string) {
 		}
 	}
 	for _, q := range abs {
-		if why := specialTarget(q, redirect); why != "" {
+		if why := specialTarget(a.pol.fs, q, redirect); why != "" {
 			a.notes = append(a.notes, finding{verdict: Ask, rule: "construct: special file", reason: what + ": " + why, construct: "special file target"})
 			continue
 		}
@@ -1187,13 +1186,13 @@ func (a *analyzer) checkTarget(p string, write, redirect bool, what string) {
 // specialTarget says why the absolute path p, resolved physically, is a descriptor alias or a
 // path under /proc, /dev (but /dev/null) or /sys, or, for a redirect target, not a regular file
 // (or one still to be created); "" when it is fine.
-func specialTarget(p string, redirect bool) string {
+func specialTarget(v fsView, p string, redirect bool) string {
 	clean := filepath.Clean(p)
 	switch {
 	case clean == "/dev/stdin" || clean == "/dev/stdout" || clean == "/dev/stderr" || strings.HasPrefix(clean, "/dev/fd/") || clean == "/dev/fd":
 		return clean + " re-opens whatever file sits behind a file descriptor"
 	}
-	real, err := realPath(p)
+	real, err := v.realPath(p)
 	if err != nil {
 		return "cannot be resolved: " + err.Error()
 	}
@@ -1205,7 +1204,7 @@ func specialTarget(p string, redirect bool) string {
 			return real + " is under " + dir + ", not a regular file"
 		}
 	}
-	if st, err := os.Stat(real); err == nil && redirect && !st.Mode().IsRegular() {
+	if st, err := v.stat(real); err == nil && redirect && !st.Mode().IsRegular() {
 		return real + " is not a regular file (" + fileType(st.Mode()) + ")"
 	}
 	return ""
@@ -1521,7 +1520,7 @@ func (a *analyzer) cd(args []wv) {
 		if !physical {
 			joined = filepath.Clean(joined)
 		}
-		if real, err := realPath(joined); err == nil {
+		if real, err := a.pol.fs.realPath(joined); err == nil {
 			joined = real
 		}
 		dirs = append(dirs, joined)
