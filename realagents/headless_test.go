@@ -397,3 +397,24 @@ func TestHeadlessClaudeLegacyBackground(t *testing.T) {
 		t.Errorf("waiting for the background output did not succeed cleanly; tool results %q", results)
 	}
 }
+
+// An empty file written through acpterm (fs/write_text_file with content ""), which the SDK's
+// own request check rejects: claude-agent-acp 0.17.1's Write and gemini-cli's write_file both
+// create the file, 0 bytes, asked and allowed.
+func testHeadlessEmptyWrite(t *testing.T, agent string) {
+	t.Parallel()
+	r := newRun(t, agent)
+	h := r.headless(t, r.writeConfig(policyOpts{}), "allow", "create an empty file")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	path := filepath.Join(r.cwd, "empty.txt")
+	expectLines(t, h, `^\[permission\] edit ".*empty\.txt" → \S+ \(--approve allow: fs\.write\)$`,
+		`^\[write\] `+regexp.QuoteMeta(path)+` \(created, 0 bytes\)$`, `^Empty file written\.$`, `^\[stop\] end_turn$`)
+	if fi, err := os.Stat(path); err != nil || fi.Size() != 0 {
+		t.Errorf("empty.txt: %v, %v", fi, err)
+	}
+}
+
+func TestHeadlessClaudeLegacyEmptyWrite(t *testing.T) { testHeadlessEmptyWrite(t, claudeLegacy) }
+func TestHeadlessGeminiEmptyWrite(t *testing.T)       { testHeadlessEmptyWrite(t, gemini) }
