@@ -213,7 +213,7 @@ func (m *Model) syncApprovals() {
 		return
 	}
 	if o == nil {
-		m.appr.focus = !m.typing() && !m.focused
+		m.appr.focus = !m.typing() && !m.focused && m.nav.copy == nil
 		m.appr.done = 0
 		m.pushOverlayBottom(m.appr)
 	}

@@ -145,11 +145,10 @@ func (c *copyMode) handleKey(m *Model, k tea.KeyPressMsg) action {
 	if c.typing {
 		return c.searchKey(k)
 	}
-	if key := m.keys.Answer; keyMatches(k, key.Keys()) {
-		if _, ok := m.frontApproval(); ok {
-			// An approval waits for its answer key: leave copy mode and let it have the key.
-			return doAction(false, func(m *Model) tea.Cmd { m.endCopyMode(); return m.handleKey(k) })
-		}
+	if keyMatches(k, m.keys.Answer.Keys()) && m.dialogWaiting() {
+		// A request that arrived during copy mode waits for the answer key ("tab answers"):
+		// leave copy mode and let the request have the key.
+		return doAction(false, func(m *Model) tea.Cmd { m.endCopyMode(); return m.handleKey(k) })
 	}
 	half := max(c.rows/2, 1)
 	switch k.String() {
@@ -604,4 +603,15 @@ func (m *Model) copyMouse(msg tea.MouseMsg) (handled bool) {
 	}
 	m.markDirty()
 	return true
+}
+
+// dialogWaiting reports whether an overlay under copy mode (an approval request, a question)
+// waits for the answer key.
+func (m *Model) dialogWaiting() bool {
+	for _, o := range m.overlays {
+		if w, ok := o.(keyWaiter); ok && o != overlay(m.nav.copy) && !w.hasKeys() {
+			return true
+		}
+	}
+	return false
 }

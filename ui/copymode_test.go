@@ -259,3 +259,23 @@ func TestCopyModeMouse(t *testing.T) {
 		t.Fatal("a click outside the pane left copy mode open")
 	}
 }
+
+// TestCopyModeApprovalWaits: a permission request that arrives in copy mode waits for the answer
+// key, as when typing: copy mode keeps its keys (a is not "allow"), and tab leaves copy mode for
+// the request.
+func TestCopyModeApprovalWaits(t *testing.T) {
+	h := newHarness(t, nil)
+	copyPane(h, 50)
+	h.key("alt+v")
+	h.ev(ask("p1"))
+	h.keys("k", "a")
+	if h.m.nav.copy == nil || len(h.agent.take()) != 0 {
+		t.Fatal("the request took copy mode's keys")
+	}
+	h.key("tab")
+	if h.m.nav.copy != nil || !h.m.appr.focus {
+		t.Fatalf("tab: copy mode open %v, approval has keys %v", h.m.nav.copy != nil, h.m.appr.focus)
+	}
+	h.key("a")
+	wantCalls(t, h.agent.take(), `answer p1 option="allow-once" choice=""`)
+}

@@ -276,7 +276,7 @@ func (m *Model) showNextElicit() {
 		return
 	}
 	m.elicit = newElicitForm(m.elicits[0])
-	m.elicit.keys = !m.typing() && !m.focused
+	m.elicit.keys = !m.typing() && !m.focused && m.nav.copy == nil
 	// Under the views the user opened (help, grants): it shows once they close them.
 	m.pushOverlayBottom(m.elicit)
 }
