@@ -132,6 +132,10 @@ type UI struct {
 	Notify []string
 	// NotifyAfter is how long a prompt turn must have run for its end to notify (default 10s).
 	NotifyAfter time.Duration
+	// Mouse is whether the TUI asks the terminal for mouse events (clicks and drags while a
+	// button is down, the wheel: xterm cell-motion tracking). False leaves the mouse to the
+	// terminal: its own selection and wheel, and no clicks or wheel in acpterm (default true).
+	Mouse bool
 }
 
 // NotifyChannels are the values ui.notify accepts.

@@ -92,7 +92,7 @@ func Default(cwd string) *Config {
 			KillGrace:    DefaultKillGrace,
 			MaxTerminals: DefaultMaxTerminals,
 		},
-		UI:      UI{Theme: "auto", Notify: []string{"bell", "title", "desktop"}, NotifyAfter: DefaultNotifyAfter},
+		UI:      UI{Theme: "auto", Notify: []string{"bell", "title", "desktop"}, NotifyAfter: DefaultNotifyAfter, Mouse: true},
 		Agent:   Agent{Mode: DefaultAgentMode},
 		MCP:     MCP{Terminals: true},
 		Sandbox: Sandbox{Mode: "auto", Network: "proxy"},
@@ -275,6 +275,7 @@ type fileUI struct {
 	Theme       *string             `toml:"theme"`
 	Notify      *[]string           `toml:"notify"`
 	NotifyAfter *string             `toml:"notify_after"`
+	Mouse       *bool               `toml:"mouse"`
 	Keys        map[string][]string `toml:"keys"`
 }
 
@@ -433,6 +434,9 @@ func (l *loader) merge(cfg *Config, fc *fileConfig) error {
 				return l.errf("ui.notify_after", "must be a duration such as \"10s\" or \"0s\" (every turn), not %q", *u.NotifyAfter)
 			}
 			cfg.UI.NotifyAfter = d
+		}
+		if u.Mouse != nil {
+			cfg.UI.Mouse = *u.Mouse
 		}
 		if u.Keys != nil {
 			if err := l.keys(cfg, u.Keys); err != nil {

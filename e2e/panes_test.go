@@ -205,3 +205,25 @@ func TestTUICopyModeSearchAndOSC52(t *testing.T) {
 	}
 	quit(t, e, tm, 0)
 }
+
+// TestTUIMouseConfig: by default acpterm asks the terminal for button-event mouse tracking
+// with SGR coordinates (tmux's pane flags say so); with [ui] mouse = false it asks for none, so
+// the terminal's own selection works with a plain drag.
+func TestTUIMouseConfig(t *testing.T) {
+	for _, c := range []struct {
+		name, config, want string
+	}{
+		{"default", panesConfig, "button=1 sgr=1"},
+		{"off", panesConfig + "[ui]\nmouse = false\n", "button=0 sgr=0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.writeConfig(c.config)
+			tm := startScriptSized(t, e, 100, 30)
+			if got := tm.format("button=#{mouse_button_flag} sgr=#{mouse_sgr_flag}"); got != c.want {
+				t.Fatalf("tmux pane mouse flags %q, want %q", got, c.want)
+			}
+			quit(t, e, tm, 0)
+		})
+	}
+}

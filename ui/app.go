@@ -208,6 +208,7 @@ func runProgram(ctx context.Context, m *Model, events <-chan acpclient.Event, wa
 	env := os.Environ()
 	scr := newScreen(in, out, env)
 	scr.ctx = runCtx
+	scr.noMouse = m.d.cfg != nil && !m.d.cfg.UI.Mouse
 	m.scr = scr
 	// Signals are the caller's (main ends ctx on SIGTERM/SIGHUP/SIGINT/SIGQUIT, ignoring those
 	// typed into $PAGER): Bubble Tea's own handler would quit on a ctrl+c meant for the pager.

@@ -49,6 +49,7 @@ type screen struct {
 	outFd   uintptr
 	outTTY  bool
 	noInput bool // no input stream: keyboard protocol changes would leak query answers
+	noMouse bool // [ui] mouse = false: the mouse stays the terminal's (no tracking modes)
 
 	saved      *term.State // termios of the input before raw mode; nil when not in raw mode
 	r          *uv.TerminalRenderer
@@ -154,7 +155,9 @@ func (s *screen) start(queries ...string) error {
 	b.WriteString(ansi.SetModeAltScreenSaveCursor)
 	b.WriteString(ansi.ResetModeTextCursorEnable)
 	b.WriteString(ansi.SetModeBracketedPaste)
-	b.WriteString(ansi.SetModeMouseButtonEvent + ansi.SetModeMouseExtSgr)
+	if !s.noMouse {
+		b.WriteString(ansi.SetModeMouseButtonEvent + ansi.SetModeMouseExtSgr)
+	}
 	if !s.noInput {
 		b.WriteString(ansi.SetModifyOtherKeys2)
 		b.WriteString(ansi.PushKittyKeyboard(1))
