@@ -569,6 +569,14 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		} else {
 			a.say("read " + r.Content)
 		}
+	case "self": // self LINE: run `sh -c LINE` in the agent's own process (as today's agents run their Bash tool), reply "self exit N"
+		c := exec.CommandContext(ctx, "/bin/sh", "-c", arg)
+		c.Stdin, c.Stdout, c.Stderr = nil, os.Stderr, os.Stderr
+		if err := c.Run(); c.ProcessState == nil {
+			a.say("self error " + err.Error())
+		} else {
+			a.say(fmt.Sprintf("self exit %d", c.ProcessState.ExitCode()))
+		}
 	case "term": // term LINE: claude-agent-acp 0.17.1's sequence
 		a.legacyTerm(ctx, arg, "normal")
 	case "termtimeout": // release without kill while wait_for_exit is pending
