@@ -148,3 +148,36 @@ func TestCurrentTUIClaudeEffort(t *testing.T) {
 		t.Fatalf("exit status %s", st)
 	}
 }
+
+// Headless, a question is answered from --answer (the field by its title, the choice by its
+// title): claude-agent-acp 0.101's AskUserQuestion gets Blue, and the model gets it back.
+// Without --answer the question is declined and the model is told so.
+func TestCurrentHeadlessClaudeAnswer(t *testing.T) {
+	t.Parallel()
+	t.Run("answered", func(t *testing.T) {
+		t.Parallel()
+		r := newRun(t, claudeCurrent)
+		r.extraArgs = []string{"--answer", "Color=Blue"}
+		h := r.headless(t, r.writeConfig(policyOpts{}), "deny", "ask me a question")
+		if h.Code != 0 {
+			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+		}
+		expectLines(t, h, `^\[elicitation\] form "Which color should the file be\?": question_0, question_0_custom$`,
+			`^\[elicitation\] → accept: question_0 \(--answer\)$`, `^Thanks for the answer\.$`)
+		if !r.toolResultWith(`"Which color should the file be?"="Blue"`) {
+			t.Fatalf("the model did not get the answer; requests: %+v", r.mock.Requests())
+		}
+	})
+	t.Run("declined", func(t *testing.T) {
+		t.Parallel()
+		r := newRun(t, claudeCurrent)
+		h := r.headless(t, r.writeConfig(policyOpts{}), "deny", "ask me a question")
+		if h.Code != 0 {
+			t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+		}
+		expectLines(t, h, `^\[elicitation\] → decline \(headless: no --answer\)$`)
+		if r.toolResultWith(`="Blue"`) || r.toolResultWith(`="Red"`) {
+			t.Fatalf("the model got an answer nobody gave; requests: %+v", r.mock.Requests())
+		}
+	})
+}
