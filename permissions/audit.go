@@ -26,8 +26,8 @@ const AuditVersion = 1
 // It never holds environment values or file contents: only variable names, argv and paths.
 // V, Seq, TS and Prev are filled in by AuditLog.Append.
 type AuditEvent struct {
-	V    int    `json:"v"`
-	Seq  uint64 `json:"seq"`
+	V    int    `json:"v"`    // the record format version (AuditVersion)
+	Seq  uint64 `json:"seq"`  // the line's number in the chain, from 1, continued across rotations
 	TS   string `json:"ts"`   // RFC 3339 UTC, millisecond precision
 	Prev string `json:"prev"` // SHA-256 hex of the previous line (without its "\n"); "" for the first
 	// Session is the ACP session id.
@@ -99,11 +99,11 @@ type AuditEvent struct {
 
 // AuditLeaf is the audit summary of one Leaf.
 type AuditLeaf struct {
-	Argv    []string `json:"argv"`
-	Program string   `json:"program,omitempty"`
-	Via     []string `json:"via,omitempty"`
-	Verdict Verdict  `json:"verdict"`
-	Rule    string   `json:"rule,omitempty"`
+	Argv    []string `json:"argv"`              // the command's words (Leaf.Argv)
+	Program string   `json:"program,omitempty"` // the real path it resolved to (Leaf.Program)
+	Via     []string `json:"via,omitempty"`     // the wrappers it ran under (Leaf.Via)
+	Verdict Verdict  `json:"verdict"`           // the leaf's own verdict
+	Rule    string   `json:"rule,omitempty"`    // the rule that decided it
 }
 
 // NewAuditEvent builds the event for decision d of the given kind ("exec", "read", "write",

@@ -56,7 +56,7 @@ func TestProgramSpecsOneHome(t *testing.T) {
 			seen[n] = true
 		}
 	}
-	for _, action := range programs.FindExecActions {
+	for _, action := range programs.FindExecActions() {
 		argv := []string{"find", ".", action, "id", ";"}
 		if why := bannedHead(argv); !strings.Contains(why, "find "+action+" runs a command for every file found") {
 			t.Errorf("grant check for %q: %q", argv, why)

@@ -91,6 +91,8 @@ const DynamicWord = "<dynamic>"
 // Decision is the engine's answer for one request, with everything needed to show it to a person
 // and, when allowed, to run exactly what was decided on.
 type Decision struct {
+	// Verdict is the outcome: the strictest of every leaf's and construct's (deny > ask >
+	// allow).
 	Verdict Verdict `json:"verdict"`
 	// Rule is the deciding rule (the one that set Verdict).
 	Rule string `json:"rule"`

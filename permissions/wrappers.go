@@ -393,7 +393,7 @@ func findWrapper(a *analyzer, words []wv, c actx) {
 	a.leaf(words, c)
 	for i := 1; i < len(words); i++ {
 		w := words[i]
-		if w.dyn || !slices.Contains(programs.FindExecActions, w.s) {
+		if w.dyn || !programs.IsFindExecAction(w.s) {
 			continue
 		}
 		j := i + 1

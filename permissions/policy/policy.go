@@ -38,9 +38,9 @@ type Policy struct {
 // (leaf) after shell parsing; each entry is a shell-word string such as "git status". The
 // strictest verdict among the rules that match wins: deny > ask > allow.
 type Commands struct {
-	Allow []string
-	Ask   []string
-	Deny  []string
+	Allow []string // prefixes allowed without asking
+	Ask   []string // prefixes always asked about
+	Deny  []string // prefixes always refused
 }
 
 // Env are the rules for environment variables the agent sets (as agent variables or inside a
@@ -72,8 +72,8 @@ type FS struct {
 // Network are the host rules (ParseHostRule syntax) for connections from sandboxed commands,
 // matched on the host name the client asked for and the port.
 type Network struct {
-	Allow []string
-	Deny  []string
+	Allow []string // host rules connected to without asking
+	Deny  []string // host rules refused (deny > allow)
 	// Unmatched is the verdict for a host no rule covers: "ask" ("" means ask), "deny" or
 	// "allow".
 	Unmatched string

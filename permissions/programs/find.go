@@ -5,7 +5,7 @@ import "slices"
 func findLaunch(tool string, args []string) (Hit, bool) {
 	hit := hitFor(tool)
 	for _, a := range args {
-		if slices.Contains(FindExecActions, a) {
+		if IsFindExecAction(a) {
 			return hit(a, "runs a command for every file found")
 		}
 		switch a {
@@ -18,9 +18,14 @@ func findLaunch(tool string, args []string) (Hit, bool) {
 	return Hit{}, false
 }
 
-// FindExecActions are find's actions that run a command for every file found; the words up to
-// ";" or "+" are that command (analysed as a leaf of its own).
-var FindExecActions = []string{"-exec", "-execdir", "-ok", "-okdir"}
+// FindExecActions returns (a fresh copy of) find's actions that run a command for every file
+// found; the words up to ";" or "+" are that command (analysed as a leaf of its own).
+func FindExecActions() []string { return slices.Clone(findExecActions) }
+
+// IsFindExecAction reports whether word is one of FindExecActions.
+func IsFindExecAction(word string) bool { return slices.Contains(findExecActions, word) }
+
+var findExecActions = []string{"-exec", "-execdir", "-ok", "-okdir"}
 
 func init() {
 	register(&Spec{Names: []string{"find"}, Launch: findLaunch, DynamicArgs: true, Wrapper: &Wrapper{Kind: FindExec},

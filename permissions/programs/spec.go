@@ -84,8 +84,12 @@ type Note struct {
 
 // Wrapper is a Spec's wrapper behaviour.
 type Wrapper struct {
+	// Kind says how the walk peels the wrapper off to reach the command it runs.
 	Kind WrapKind
+	// Opts are a Simple wrapper's options: which take a value, after which no command follows,
+	// and how many words sit between the options and the command.
 	Opts WrapOpts
+	// Note, when set, is carried by every leaf run through the wrapper.
 	Note *Note
 	// Dialects are the shell dialects a Shell's -c script is read in, strictest wins:
 	// "posix" (dash), "bash", "zsh", "ksh".
