@@ -183,5 +183,5 @@ func (m *Model) focusedInfo(p *pane) string {
 	if m.nav.prefix {
 		return m.st.Accent.Render(pk+": ") + prefixHelp + m.st.Dim.Render(" · "+pk+" again sends it")
 	}
-	return m.st.Accent.Render("typing into "+p.label) + m.st.Dim.Render(" · "+m.keys.LeavePane.Help().Key+" leaves · "+pk+" then z zoom, n next, d leave")
+	return m.st.Accent.Render("typing into "+m.paneName(p)) + m.st.Dim.Render(" · "+m.keys.LeavePane.Help().Key+" leaves · "+pk+" then z zoom, n next, d leave")
 }
