@@ -77,7 +77,7 @@ func TestFloodKeepsModes(t *testing.T) {
 }
 
 func TestScreenTail(t *testing.T) {
-	term := &Terminal{backlog: []byte("a\r\nb\r\nc\r\nd")}
+	term := &Terminal{outputFeed: outputFeed{backlog: []byte("a\r\nb\r\nc\r\nd")}}
 	if got := term.screenTail(2, 100); string(term.backlog[got:]) != "b\r\nc\r\nd" {
 		t.Fatalf("rows 2: %q", term.backlog[got:])
 	}
