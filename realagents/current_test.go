@@ -320,3 +320,36 @@ func TestCurrentHeadlessUnasked(t *testing.T) {
 		}
 	})
 }
+
+// codex-acp 2.6 reports codex's stream retries in session_info_update's _meta; acpterm shows
+// them as notices. The mock drops the first stream of the turn, codex (allowed 2 stream
+// retries here) reconnects and the answer arrives.
+func TestCurrentHeadlessCodexRetryNotice(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, codexCurrent)
+	cfgPath := filepath.Join(r.dir, "codex-home", "config.toml")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(b), "stream_max_retries = 0", "stream_max_retries = 2", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := r.headless(t, r.writeConfig(policyOpts{}), "deny", "a flaky answer")
+	if h.Code != 0 {
+		t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+	}
+	expectLines(t, h, `^\[notice\] warning: agent: Reconnecting\.\.\. 1/2$`, `^Answer after a dropped stream\.$`, `^\[stop\] end_turn$`)
+	if n := h.index(`^\[notice\] warning: agent: Reconnecting`); n > h.index(`^Answer after a dropped stream\.$`) {
+		t.Errorf("the retry notice (line %d) comes after the answer", n)
+	}
+	n := 0
+	for _, q := range r.mock.Requests() {
+		if q.Scenario == "flaky" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("the model got the turn %d times, want 2 (the dropped stream and the retry)", n)
+	}
+}

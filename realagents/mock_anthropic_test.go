@@ -24,9 +24,10 @@ type mockLLM struct {
 	cwd    string // replaces __CWD__ in scenario inputs
 	host   string // when set, URL names this host instead of 127.0.0.1 (a name resolving to it)
 
-	mu   sync.Mutex
-	reqs []llmRequest
-	errs []string
+	mu      sync.Mutex
+	reqs    []llmRequest
+	errs    []string
+	dropped map[string]int // streams dropped so far per "scenario/turn" (turn.DropTimes)
 }
 
 // llmRequest is one model call as the mock understood it.

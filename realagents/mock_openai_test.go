@@ -194,6 +194,21 @@ func (m *mockLLM) responses(w http.ResponseWriter, r *http.Request) {
 		s2.event(name, data)
 	}
 	ev("response.created", map[string]any{"response": resp})
+	if t.DropTimes > 0 {
+		key := fmt.Sprintf("%s/%d", name, n)
+		m.mu.Lock()
+		if m.dropped == nil {
+			m.dropped = map[string]int{}
+		}
+		drop := m.dropped[key] < t.DropTimes
+		if drop {
+			m.dropped[key]++
+		}
+		m.mu.Unlock()
+		if drop {
+			return // the stream ends before response.completed
+		}
+	}
 	for i, it := range out {
 		if it["type"] == "message" {
 			txt := t.Text

@@ -35,6 +35,9 @@ type turn struct {
 	TimeoutMS int            `json:"timeout_ms,omitempty"`
 	Call      *call          `json:"call,omitempty"`
 	DelayMS   int            `json:"delay_ms,omitempty"`
+	// DropTimes: the first DropTimes requests for this turn get a stream that ends before the
+	// response is complete (a dropped connection; OpenAI mock only), the next ones the turn.
+	DropTimes int `json:"drop_times,omitempty"`
 }
 
 // toolUse names the tool by a list of candidates: the first one the agent
