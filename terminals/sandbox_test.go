@@ -1,6 +1,7 @@
 package terminals
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -161,5 +162,72 @@ func TestSandboxDenialSaid(t *testing.T) {
 		if got := term.SandboxDenial(); got != c.want {
 			t.Errorf("%s: %q, want %q (output %q)", c.line, got, c.want, term.Output().Text)
 		}
+	}
+}
+
+// TestSandboxedGoBuildExitAndSignals: in a sandbox whose only root is the project (so the
+// user's Go build cache lies outside the writable paths), `go build` works and its program
+// runs; exit codes and deaths by a signal come through the helper as without it: exit 3, a
+// command that sends itself SIGTERM, and Kill of a running command.
+func TestSandboxedGoBuildExitAndSignals(t *testing.T) {
+	if os.Getenv("ACPTERM_TEST_SANDBOX") == "1" {
+		t.Skip("sandboxed in any case; the cold build is not run twice")
+	}
+	goBin, err := exec.LookPath("go") // go test puts GOROOT/bin first in PATH
+	if err != nil {
+		t.Skip("no go tool")
+	}
+	w := sandboxtest.New(t)
+	proj := filepath.Join(w.Root, "hello")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"go.mod":  "module example.com/hello\n\ngo 1.21\n",
+		"main.go": "package main\n\nfunc main() { println(\"built in the sandbox\") }\n", // no imports: a cold build cache compiles less
+	} {
+		if err := os.WriteFile(filepath.Join(proj, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pr := sandbox.ProtectedPaths([]string{w.Root}, w.Home)
+	spec := &sandbox.Spec{Mode: sandbox.ModeRequired, Roots: []string{w.Root}, TempDir: w.Tmp, Network: sandbox.NetworkOff,
+		Seccomp: true, ReadOnly: append(pr.ReadOnly, w.State, w.Config), Pin: pr.Pin, Mask: sandbox.SecretPaths(w.Home)}
+	h := newMgr(t, ManagerOptions{Sandbox: spec})
+	env := append(w.Env(), "PATH="+filepath.Dir(goBin)+":/usr/local/bin:/usr/bin:/bin", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	term := h.start(t, StartOptions{ShellLine: "go build -o hello . && ./hello", Dir: proj, Env: env})
+	// The session's build cache starts empty: the runtime is compiled (minutes on a loaded
+	// machine).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if st, err := term.Wait(ctx); err != nil || st.Code == nil || *st.Code != 0 {
+		t.Fatalf("go build: %v %v\n%s", st, err, term.Output().Text)
+	}
+	if got := term.Output().Text; !strings.HasSuffix(strings.TrimRight(got, "\r\n"), "built in the sandbox") {
+		t.Errorf("output %q", got)
+	}
+	if fi, err := os.Stat(filepath.Join(proj, "hello")); err != nil || fi.Mode()&0o100 == 0 {
+		t.Errorf("the built program: %v %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(w.Home, ".cache", "go-build")); err == nil {
+		t.Errorf("the sandboxed build wrote the build cache below the home, outside the root")
+	}
+
+	for _, c := range []struct {
+		line string
+		want string
+	}{{"exit 3", "exit 3"}, {"kill -TERM $$", "SIGTERM"}} {
+		term := h.start(t, StartOptions{ShellLine: c.line, Dir: w.Root, Env: w.Env()})
+		if st := waitExit(t, term); st.String() != c.want {
+			t.Errorf("%s: %v, want %s", c.line, st, c.want)
+		}
+	}
+	term = h.start(t, StartOptions{ShellLine: "echo started; exec sleep 100", Dir: w.Root, Env: w.Env()})
+	h.waitOutput(t, term, "started")
+	if err := term.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if st := waitExit(t, term); st.String() != "SIGTERM" {
+		t.Errorf("killed sleep: %v, want SIGTERM", st)
 	}
 }
