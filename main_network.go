@@ -97,7 +97,8 @@ func (n *sessionNetwork) serveTerminal(id, label string, ln net.Listener) func()
 // agentNetwork is acpclient.Options.AgentNetwork: the agent's listener, served with the
 // agent (named label) as the identity; the client is attached first, so that the agent's
 // connections during initialize are decided too. With m, the listener also serves acpterm's
-// MCP server (at /mcp, the endpoint's bearer secret required) for m to offer the agent. nil
+// MCP server (at /mcp and mcpterm.StreamPath, the endpoint's bearer secret required) for m to
+// offer the agent. nil
 // when there is no proxy.
 func (n *sessionNetwork) agentNetwork(label string, m *mcpTerminals) func(*acpclient.Client, net.Listener) func() {
 	if n == nil {
@@ -114,7 +115,7 @@ func (n *sessionNetwork) agentNetwork(label string, m *mcpTerminals) func(*acpcl
 		}
 		if m != nil {
 			ep.ServeLocal(m.ep.Handler())
-			u := "http://" + addr + "/mcp"
+			u := "http://" + addr
 			m.sandboxURL.Store(&u)
 		}
 		return func() { _ = ep.Close() }

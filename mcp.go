@@ -41,8 +41,8 @@ type mcpTerminals struct {
 	exe      string
 	log      *slog.Logger
 	// inSandbox: the agent runs in a network namespace of its own, without unix sockets, so
-	// it reaches the server only at sandboxURL (the streamable-HTTP server on its proxy
-	// listener, set once that is served).
+	// it reaches the server only on its proxy listener, sandboxURL ("http://127.0.0.1:PORT",
+	// set once that is served).
 	inSandbox  bool
 	sandboxURL atomic.Pointer[string]
 }
@@ -79,27 +79,30 @@ func startMCPTerminals(cwd string, engine *permissions.Engine, log *slog.Logger)
 
 // servers is acpclient.Options.ExtraMcpServers: the "acpterm" server, over streamable HTTP when
 // the agent takes HTTP servers, else as acpterm's own binary bridging stdio to the socket. A
-// sandboxed agent (inSandbox) gets the HTTP server on its own loopback, or none when it takes
-// no HTTP servers (said in the log: the bridge could not connect from the sandbox).
+// sandboxed agent (inSandbox) reaches it only on its own proxy listener: the HTTP server there,
+// or the bridge connecting there (mcpterm.StreamPath) instead of to the socket.
 func (m *mcpTerminals) servers(agentPid int, http bool) []acp.McpServer {
 	m.agentPid.Store(int64(agentPid))
 	bearer := []acp.HttpHeader{{Name: "Authorization", Value: "Bearer " + m.ep.Secret()}}
+	socket := m.ep.Socket()
 	if m.inSandbox {
-		u := m.sandboxURL.Load()
-		if !http || u == nil {
-			m.log.Warn("mcp: the sandboxed agent gets no interactive terminals: it takes no HTTP MCP servers, and the stdio bridge cannot reach acpterm from the sandbox", "http", http)
+		base := m.sandboxURL.Load()
+		if base == nil {
+			m.log.Warn("mcp: the sandboxed agent gets no interactive terminals: its proxy listener is not served")
 			return nil
 		}
-		return []acp.McpServer{{Http: &acp.McpServerHttpInline{Type: "http", Name: mcpterm.ServerName, Url: *u, Headers: bearer}}}
-	}
-	if http {
+		if http {
+			return []acp.McpServer{{Http: &acp.McpServerHttpInline{Type: "http", Name: mcpterm.ServerName, Url: *base + "/mcp", Headers: bearer}}}
+		}
+		socket = *base + mcpterm.StreamPath
+	} else if http {
 		url, err := m.ep.HTTP()
 		if err == nil {
 			return []acp.McpServer{{Http: &acp.McpServerHttpInline{Type: "http", Name: mcpterm.ServerName, Url: url, Headers: bearer}}}
 		}
 		m.log.Warn("mcp: http endpoint failed; offering the stdio bridge", "err", err)
 	}
-	env := []acp.EnvVariable{{Name: mcpterm.EnvSocket, Value: m.ep.Socket()}, {Name: mcpterm.EnvSecret, Value: m.ep.Secret()}}
+	env := []acp.EnvVariable{{Name: mcpterm.EnvSocket, Value: socket}, {Name: mcpterm.EnvSecret, Value: m.ep.Secret()}}
 	return []acp.McpServer{{Stdio: &acp.McpServerStdio{Name: mcpterm.ServerName, Command: m.exe, Args: []string{mcpBridgeArg}, Env: env}}}
 }
 

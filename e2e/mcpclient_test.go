@@ -444,9 +444,10 @@ func TestMCPAskedStartAnsweredInTUI(t *testing.T) {
 
 // TestMCPForSandboxedAgent: an agent in the sandbox ([sandbox] agent = true, network through
 // the proxy) has a loopback of its own, so acpterm's 127.0.0.1 HTTP server is out of its reach
-// (and the sandbox makes no unix sockets, so the stdio bridge could not connect): an
+// (and the sandbox makes no unix sockets, so the bridge cannot use acpterm's socket): an
 // HTTP-capable agent gets the server on its own proxy listener, which it reaches from inside
-// the sandbox (the secret required); an agent without HTTP MCP servers gets none.
+// the sandbox (the secret required); an agent without HTTP MCP servers gets the stdio bridge
+// pointed at the same listener, and the bridge it starts inside the sandbox answers.
 func TestMCPForSandboxedAgent(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the sandbox's namespaces need root here (CI runs as root)")
@@ -461,7 +462,11 @@ func TestMCPForSandboxedAgent(t *testing.T) {
 			}
 			// The agent writes its record of mcpServers in e.root.
 			e.writeConfig(fmt.Sprintf("[sandbox]\nmode = \"required\"\nagent = true\nagent_write = [%q]\n", e.root))
-			r := e.run("--headless", "--prompt", "mcphttp", "--", scriptAgent(t))
+			prompt := "mcphttp"
+			if !httpCap {
+				prompt = "mcpstdio"
+			}
+			r := e.run("--headless", "--prompt", prompt, "--", scriptAgent(t))
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
@@ -474,9 +479,13 @@ func TestMCPForSandboxedAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !httpCap {
-				if len(srv) != 0 || !strings.Contains(r.stdout, "mcphttp: no http server named acpterm") ||
-					!strings.Contains(e.logText(t), "the sandboxed agent gets no interactive terminals") {
-					t.Fatalf("mcpServers %s\n%s", b, r.stdout)
+				if len(srv) != 1 || srv[0].Stdio == nil || srv[0].Stdio.Command != binary || len(srv[0].Stdio.Env) != 2 ||
+					!strings.HasPrefix(srv[0].Stdio.Env[0].Value, "http://127.0.0.1:") || !strings.HasSuffix(srv[0].Stdio.Env[0].Value, "/mcp-stream") {
+					t.Fatalf("mcpServers %s", b)
+				}
+				w := "mcpstdio server acpterm, tools terminal_close terminal_input terminal_list terminal_resize terminal_snapshot terminal_start"
+				if !strings.Contains(r.stdout, w) {
+					t.Fatalf("headless output lacks %q:\n%s", w, r.stdout)
 				}
 				return
 			}

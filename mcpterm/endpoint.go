@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,6 +33,15 @@ const (
 // helloPrefix starts the single line a bridge sends before the MCP stream: helloPrefix, the
 // secret, "\n".
 const helloPrefix = "acpterm-mcp/1 "
+
+// StreamPath is where Handler takes a bridge's stream over HTTP (an "Upgrade: acpterm-mcp"
+// request carrying the bearer secret), for a bridge that cannot reach the unix socket: one
+// in a sandbox, which makes no unix sockets. After the 101 answer the connection carries
+// the MCP stream as the unix socket does after the hello line.
+const StreamPath = "/mcp-stream"
+
+// streamUpgrade is the Upgrade protocol of StreamPath.
+const streamUpgrade = "acpterm-mcp"
 
 // helloTimeout bounds how long a connection may take to present its secret.
 const helloTimeout = 5 * time.Second
@@ -240,8 +250,54 @@ func (e *Endpoint) handlerLocked() http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	}))
+	mux.Handle(StreamPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			http.Error(w, "acpterm: missing or wrong bearer secret", http.StatusUnauthorized)
+			return
+		}
+		if !strings.EqualFold(r.Header.Get("Upgrade"), streamUpgrade) {
+			http.Error(w, "acpterm: "+StreamPath+" takes an Upgrade: "+streamUpgrade+" request", http.StatusBadRequest)
+			return
+		}
+		e.serveStream(w)
+	}))
 	e.handler = mux
 	return mux
+}
+
+// serveStream takes over an upgraded StreamPath connection and runs an MCP server over it.
+func (e *Endpoint) serveStream(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "acpterm: cannot take over this connection", http.StatusInternalServerError)
+		return
+	}
+	c, brw, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	e.mu.Lock()
+	if e.ctx.Err() != nil {
+		e.mu.Unlock()
+		_ = c.Close()
+		return
+	}
+	e.conns[c] = struct{}{}
+	e.wg.Add(1)
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.conns, c)
+		e.mu.Unlock()
+		_ = c.Close()
+		e.wg.Done()
+	}()
+	if _, err := io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: "+streamUpgrade+"\r\n\r\n"); err != nil {
+		return
+	}
+	if err := e.svc.Serve(e.ctx, readCloser{brw.Reader, c}, c); err != nil {
+		e.svc.o.Log.Warn("mcp stream failed", "err", err)
+	}
 }
 
 func (e *Endpoint) listenHTTP() error {
@@ -262,11 +318,16 @@ func (e *Endpoint) listenHTTP() error {
 }
 
 // Bridge connects in/out (the bridge process's stdin and stdout, spoken to by the agent) to
-// the acpterm endpoint at socket: it presents secret, then copies both ways until either side
-// ends. Errors: the socket could not be reached, or the connection failed.
+// the acpterm endpoint at socket: a unix socket's path (the secret presented in the hello
+// line), or an http:// URL of StreamPath (the secret as the bearer of the Upgrade request);
+// then it copies both ways until either side ends. Errors: acpterm could not be reached or
+// refused the secret, or the connection failed.
 func Bridge(socket, secret string, in io.Reader, out io.Writer) error {
 	if socket == "" || secret == "" {
 		return fmt.Errorf("%s and %s must be set (acpterm passes them to this bridge)", EnvSocket, EnvSecret)
+	}
+	if strings.HasPrefix(socket, "http://") {
+		return bridgeHTTP(socket, secret, in, out)
 	}
 	c, err := net.Dial("unix", socket)
 	if err != nil {
@@ -281,6 +342,44 @@ func Bridge(socket, secret string, in io.Reader, out io.Writer) error {
 		_ = c.(*net.UnixConn).CloseWrite() // the agent ended the stream
 	}()
 	_, err = io.Copy(out, c)
+	return err
+}
+
+// bridgeHTTP is Bridge over an upgraded HTTP connection to StreamPath at rawURL.
+func bridgeHTTP(rawURL, secret string, in io.Reader, out io.Writer) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%s %q is not a usable URL", EnvSocket, rawURL)
+	}
+	c, err := net.DialTimeout("tcp", u.Host, 10*time.Second)
+	if err != nil {
+		return fmt.Errorf("connect to acpterm: %w", err)
+	}
+	defer c.Close()
+	req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nConnection: Upgrade\r\nUpgrade: %s\r\n\r\n",
+		u.RequestURI(), u.Host, secret, streamUpgrade)
+	if _, err := io.WriteString(c, req); err != nil {
+		return fmt.Errorf("connect to acpterm: %w", err)
+	}
+	br := bufio.NewReader(c)
+	_ = c.SetReadDeadline(time.Now().Add(helloTimeout))
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return fmt.Errorf("connect to acpterm: %w", err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		resp.Body.Close()
+		return fmt.Errorf("acpterm refused the bridge: %s: %s", resp.Status, strings.TrimSpace(string(b)))
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	go func() {
+		_, _ = io.Copy(c, in)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.CloseWrite() // the agent ended the stream
+		}
+	}()
+	_, err = io.Copy(out, br)
 	return err
 }
 

@@ -95,17 +95,20 @@ func testSandboxedAgentThroughProxy(t *testing.T, agent string) {
 			}
 			continue
 		}
-		if ev.Verdict != "allow" || ev.By != "policy" || ev.Rule != "agent model API: "+modelHost+" ([policy.network] agent_allow)" ||
-			ev.Up <= 0 || ev.Down <= 0 {
+		if ev.Verdict != "allow" || ev.By != "policy" || ev.Rule != "agent model API: "+modelHost+" ([policy.network] agent_allow)" {
 			t.Errorf("the model API connection's record: %s", line)
 		}
-		allowed++
+		// An agent may abandon a request (a side request at the end of the turn): only the
+		// connections that got an answer count.
+		if ev.Up > 0 && ev.Down > 0 {
+			allowed++
+		}
 	}
 	if len(others) > 0 {
 		t.Errorf("connections other than the model API's were let through: %q", others)
 	}
 	if allowed == 0 {
-		t.Fatalf("no audit record of the agent's model API connection:\n%s", audit)
+		t.Fatalf("no audit record of a model API connection with bytes both ways:\n%s", audit)
 	}
 }
 

@@ -491,6 +491,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.say(fmt.Sprintf("netget %d %s", resp.StatusCode, strings.TrimSpace(string(body))))
 	case "mcphttp": // see mcp.go
 		a.say(mcpHTTP())
+	case "mcpstdio": // see mcp.go
+		a.say(mcpStdio())
 	case "netdial": // netdial HOST:PORT: a TCP connection by the agent process itself, ignoring any proxy
 		c, err := net.DialTimeout("tcp", arg, 10*time.Second)
 		if err != nil {
