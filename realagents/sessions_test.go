@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Resuming the previous session, with each agent: acpterm --resume ID loads it (session/load,
@@ -183,3 +184,49 @@ func TestResumeOpencode(t *testing.T)      { testResume(t, opencode, true) }
 func TestResumeClaude(t *testing.T)        { testResume(t, claudeNew, true) }
 func TestResumeClaudeLegacy(t *testing.T)  { testResume(t, claudeLegacy, false) }
 func TestResumeCodex(t *testing.T)         { testResume(t, codex, true) }
+
+// gemini-cli lists no sessions (no session/list): the picker (acpterm --resume without an id)
+// shows acpterm's own record of this cwd's earlier session, and loads it with its history.
+func TestTUIGeminiResumePickerFromRecords(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, gemini)
+	geminiTrust(t, r)
+	cfg := r.writeConfig(policyOpts{})
+	first := r.headless(t, cfg, "deny", "hi")
+	m := regexp.MustCompile(`(?m)^\[session\] (\S+) `).FindStringSubmatch(first.Out)
+	if first.Code != 0 || m == nil {
+		t.Fatalf("first run:\n%s", first)
+	}
+	geminiBackdate(t, r)
+	r.extraArgs = []string{"--resume"}
+	s := r.startTUI(t, cfg)
+	s.waitScreen(`Sessions · from acpterm's records`, startTimeout)
+	s.waitScreen(`› .*`+regexp.QuoteMeta(m[1][:8]), 10*time.Second)
+	s.keys("Enter")
+	s.waitScreen(`session \S+ loaded; its history follows`, turnTimeout)
+	s.waitScreen(`Hello! This is a plain reply from the mock model\.`, 10*time.Second)
+	if st := s.quit(); st != "0" {
+		t.Fatalf("exit status %s", st)
+	}
+}
+
+// --continue reopens the latest session of this cwd (opencode lists its sessions).
+func TestHeadlessOpencodeContinue(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, opencode)
+	cfg := r.writeConfig(policyOpts{})
+	first := r.headless(t, cfg, "deny", "hi")
+	m := regexp.MustCompile(`(?m)^\[session\] (\S+) `).FindStringSubmatch(first.Out)
+	if first.Code != 0 || m == nil {
+		t.Fatalf("first run:\n%s", first)
+	}
+	r.extraArgs = []string{"--continue"}
+	second := r.headless(t, cfg, "deny", "plain again")
+	if second.Code != 0 {
+		t.Fatalf("second run:\n%s", second)
+	}
+	expectLines(t, second, `^\[session\] `+regexp.QuoteMeta(m[1])+` `, `^\[prompt\] plain again$`)
+	if n := strings.Count(second.Out, "Hello! This is a plain reply from the mock model."); n != 2 {
+		t.Fatalf("want the replayed and the new reply, got %d:\n%s", n, second)
+	}
+}
