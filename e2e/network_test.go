@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -175,5 +177,73 @@ unmatched = "allow"`)
 		refused("other.acpterm.test") + "\n\n" + refused("127.0.0.1") + "\n"
 	if w := fmt.Sprintf("exit=0 truncated=false output=%q", want); !strings.Contains(r.stdout, w) {
 		t.Fatalf("headless output lacks %s:\n%s", w, r.stdout)
+	}
+}
+
+// "Save as rule" on a connection question makes a lasting host grant: the next connection to
+// the host is not asked, the grants view lists the grant, and once revoked there the host is
+// asked about again.
+func TestTUINetworkSaveRuleListedAndRevoked(t *testing.T) {
+	e, port := netEnv(t, ``)
+	tm := startScript(t, e)
+	curl := func(path string) {
+		tm.typeText(fmt.Sprintf("termnoperm curl -sS http://saved.acpterm.test:%d/%s", port, path))
+		tm.keys("Enter")
+	}
+	curl("one")
+	tm.waitFor("Permission 1 of 1 · Connect?")
+	answerDialog(tm)
+	tm.keys("S")
+	scr := tm.waitUntil("the first answer", func(s string) bool {
+		return strings.Contains(s, "hello from saved.acpterm.test") || strings.Contains(s, "enter confirms")
+	})
+	if strings.Contains(scr, "enter confirms") {
+		tm.keys("Enter")
+	}
+	tm.waitFor(fmt.Sprintf("hello from saved.acpterm.test:%d/one", port))
+	curl("two")
+	tm.waitFor(fmt.Sprintf("hello from saved.acpterm.test:%d/two", port))
+	if scr := tm.capture(); strings.Contains(scr, "Connect?") {
+		t.Fatalf("the saved host was asked about again:\n%s", scr)
+	}
+	grants := filepath.Join(e.stateD, "acpterm", "grants.json")
+	var file struct {
+		Grants []struct {
+			Kind, Host string
+			Port       int
+			Saved      bool
+		}
+	}
+	if b, err := os.ReadFile(grants); err != nil || json.Unmarshal(b, &file) != nil || len(file.Grants) != 1 ||
+		file.Grants[0].Kind != "host" || file.Grants[0].Host != "saved.acpterm.test" || file.Grants[0].Port != port || !file.Grants[0].Saved {
+		t.Fatalf("grants file: %s, %v", b, err)
+	}
+	tm.keys("M-g")
+	tm.waitFor("Grants · d revokes")
+	tm.waitFor(fmt.Sprintf("saved    grant: host saved.acpterm.test:%d", port))
+	tm.keys("d")
+	scr = tm.waitUntil("the revocation", func(s string) bool {
+		return !strings.Contains(s, "grant: host saved.acpterm.test") || strings.Contains(s, "d again")
+	})
+	if strings.Contains(scr, "d again") {
+		tm.keys("d")
+	}
+	tm.waitGone("grant: host saved.acpterm.test")
+	tm.keys("Escape")
+	tm.waitGone("Grants · d revokes")
+	if b, err := os.ReadFile(grants); err != nil || strings.Contains(string(b), "saved.acpterm.test") {
+		t.Fatalf("grants file after the revocation: %s, %v", b, err)
+	}
+	curl("three")
+	tm.waitFor("Permission 1 of 1 · Connect?")
+	answerDialog(tm)
+	tm.keys("d")
+	tm.waitFor(fmt.Sprintf("acpterm: connection to saved.acpterm.test:%d refused by [policy.network] (refused by user)", port))
+	quit(t, e, tm, 0)
+	audit := readAudit(t, e)
+	for _, w := range []string{`"kind":"grant"`, `"kind":"revoke"`, `"rule":"grant: host saved.acpterm.test:` + fmt.Sprint(port) + `"`} {
+		if !strings.Contains(audit, w) {
+			t.Fatalf("audit lacks %s:\n%s", w, audit)
+		}
 	}
 }
