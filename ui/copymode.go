@@ -152,7 +152,7 @@ func (c *copyMode) handleKey(m *Model, k tea.KeyPressMsg) action {
 	}
 	half := max(c.rows/2, 1)
 	switch k.String() {
-	case "q":
+	case "q", "ctrl+c":
 		return doAction(false, func(m *Model) tea.Cmd { m.endCopyMode(); return nil })
 	case "esc":
 		if c.sel {

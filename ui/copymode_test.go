@@ -279,3 +279,17 @@ func TestCopyModeApprovalWaits(t *testing.T) {
 	h.key("a")
 	wantCalls(t, h.agent.take(), `answer p1 option="allow-once" choice=""`)
 }
+
+// TestCopyModeCtrlCLeaves: ctrl+c leaves copy mode (as in tmux) and does not quit or cancel.
+func TestCopyModeCtrlCLeaves(t *testing.T) {
+	h := newHarness(t, nil)
+	copyPane(h, 10)
+	h.key("alt+v")
+	h.key("ctrl+c")
+	if h.m.nav.copy != nil || h.quit {
+		t.Fatalf("ctrl+c: copy mode open %v, quit %v", h.m.nav.copy != nil, h.quit)
+	}
+	if scr := h.screenText(); !strings.Contains(scr, "─ $ cat t1 · /work · running") || strings.Contains(scr, "copy mode") {
+		t.Fatalf("pane not back to its live view:\n%s", h.screenText())
+	}
+}
