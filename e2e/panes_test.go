@@ -102,7 +102,8 @@ func zoomedTitle(screen string) string {
 
 // TestTUIPaneJumpAndPrefixKeys: with two panes (a finished seq, a running cat), alt+1 and alt+0
 // select pane 1 and back; ctrl+g types into cat, where ctrl+b ctrl+b sends ctrl+b (the tty
-// echoes ^B), ctrl+b z zooms the pane without leaving it, ctrl+b p moves to the finished pane
+// echoes ^B), ctrl+b z zooms the pane without leaving it, ctrl+b [ opens copy mode and q goes
+// back to typing, ctrl+b p moves to the finished pane
 // (which ends typing), and alt+2 selects cat again.
 func TestTUIPaneJumpAndPrefixKeys(t *testing.T) {
 	e := newEnv(t)
@@ -140,6 +141,12 @@ func TestTUIPaneJumpAndPrefixKeys(t *testing.T) {
 	if !strings.Contains(zoomed, "typing into cat") {
 		t.Fatalf("zooming left the pane:\n%s", zoomed)
 	}
+	tm.keys("C-b", "[") // copy mode, then back to typing
+	tm.waitFor("2 $ cat · copy mode · line")
+	tm.typeText("q")
+	tm.waitUntil("typing into cat again", func(s string) bool {
+		return strings.HasPrefix(zoomedTitle(s), "╭─ 2 [typing · ctrl+] leaves] $ cat")
+	})
 	tm.keys("C-b", "p") // the finished pane: typing ends, the zoom shows it
 	tm.waitUntil("pane 1 zoomed", func(s string) bool { return strings.HasPrefix(zoomedTitle(s), "╭─ 1 $ seq") })
 	tm.keys("M-2")
