@@ -191,6 +191,9 @@ func (a *approvals) overlayID() string { return "approval" }
 // hasKeys implements keyWaiter: the overlay takes keys while the user is answering.
 func (a *approvals) hasKeys() bool { return a.focus }
 
+// giveKeys implements keyWaiter.
+func (a *approvals) giveKeys() { a.focus = true }
+
 // typing reports whether the user is typing a prompt: the editor holds text, or a key reached
 // it less than typingRecent ago.
 func (m *Model) typing() bool {

@@ -453,6 +453,9 @@ func (m *Model) handleElicitKey(form *elicitForm, k tea.KeyPressMsg) tea.Cmd {
 // hasKeys implements keyWaiter: the dialog takes keys once given them, until it is answered.
 func (form *elicitForm) hasKeys() bool { return form.keys && !form.sent }
 
+// giveKeys implements keyWaiter.
+func (form *elicitForm) giveKeys() { form.keys = true }
+
 // takePaste implements pasteTaker: until the answer is sent, a paste goes into the question's
 // focused text field (and is dropped when that field is not text), never into the prompt.
 func (form *elicitForm) takePaste(s string) bool {

@@ -34,6 +34,8 @@ type (
 	keyWaiter interface {
 		// hasKeys reports whether the overlay takes keys now.
 		hasKeys() bool
+		// giveKeys makes it take keys (the answer key, or leaving a pane to answer).
+		giveKeys()
 	}
 	// pasteTaker is an overlay with text fields: a paste (bracketed paste, never a key) goes
 	// into the focused one instead of the prompt editor.

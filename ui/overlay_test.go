@@ -49,3 +49,41 @@ func TestWaitingOverlayLeavesTheEditorItsCursor(t *testing.T) {
 		})
 	}
 }
+
+// A request that arrives while a pane has the keyboard says "leaves the pane to answer" on the
+// pane's title row, and leaving the pane (with an empty prompt) gives the keys to it: the
+// permission dialog and the question alike.
+func TestLeavingThePaneGivesTheWaitingDialogTheKeys(t *testing.T) {
+	for _, c := range []struct {
+		name, hint string
+		open       func(h *harness)
+		keys       []string
+		want       string
+	}{
+		{"approval", "Permission waiting (1) · ctrl+] leaves the pane to answer", func(h *harness) { h.ev(ask("p1")) },
+			[]string{"a"}, `answer p1 option="allow-once" choice=""`},
+		{"question", "The agent asks a question · ctrl+] leaves the pane to answer", func(h *harness) {
+			h.ev(elicitAsk(t, "e1", `{"mode":"form","message":"Name?","requestedSchema":{"properties":{"name":{"type":"string","title":"Name"}}}}`))
+		}, []string{"b", "o", "b", "enter"}, `elicit e1 accept {"name":"bob"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.ev(acpclient.TurnStarted{Prompt: "go"})
+			startPane(h, "t1")
+			h.key("ctrl+g")
+			if !h.m.focused {
+				t.Fatal("pane not focused")
+			}
+			c.open(h)
+			if scr := h.screenText(); !strings.Contains(scr, c.hint) {
+				t.Fatalf("no waiting hint %q in the focused pane:\n%s", c.hint, scr)
+			}
+			h.key("ctrl+]")
+			h.keys(c.keys...)
+			wantCalls(t, h.agent.take(), c.want)
+			if got := h.m.ed.value(); got != "" {
+				t.Fatalf("the answer's keys reached the prompt editor: %q", got)
+			}
+		})
+	}
+}

@@ -30,8 +30,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		// The leave key, or the program is gone (or the pane is read-only): leave typing mode.
 		m.setFocus(false)
 		if key.Matches(k, m.keys.LeavePane) {
-			if _, ok := m.frontApproval(); ok && m.ed.empty() {
-				m.appr.focus = true // the pane's title row said: leave the pane to answer
+			if w, ok := m.topOverlay().(keyWaiter); ok && m.ed.empty() {
+				w.giveKeys() // the pane's title row said: leave the pane to answer
 			}
 			return nil
 		}
