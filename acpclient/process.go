@@ -92,7 +92,10 @@ func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, log
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own (and so a process group, which Kill signals): the agent has no
+	// controlling terminal, so neither it nor anything it starts can open acpterm's terminal
+	// (/dev/tty) to read the user's keys or type into it with TIOCSTI, sandboxed or not.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var sb *sandbox.Process
 	if spec != nil {
 		if cmd.Env == nil {

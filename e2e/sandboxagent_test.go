@@ -158,15 +158,23 @@ func TestSandboxAgentEscapesFail(t *testing.T) {
 }
 
 // TestUnsandboxedAgentEscapesSucceed shows the agent's run proves something: with the
-// sandbox off the same agent process does each of those things (the world is thrown away).
+// sandbox off the same agent process does each of those things (the world is thrown away),
+// but TIOCSTI: acpterm starts every agent in a session of its own, without a controlling
+// terminal, so not even an unsandboxed agent can type into acpterm's terminal.
 func TestUnsandboxedAgentEscapesSucceed(t *testing.T) {
 	w := sandboxtest.New(t)
 	writeWorldConfig(t, w, "[policy]\nroots = ["+fmt.Sprintf("%q", w.Home)+"]\n[sandbox]\nmode = \"off\"\n")
 	r := runAgentEscapes(t, w)
-	for _, k := range []string{"outside", "hook", "gitconfig", "rc", "state", "config", "secret", "tcp", "tiocsti", "signal", "fd", "rootwrite"} {
+	for _, k := range []string{"outside", "hook", "gitconfig", "rc", "state", "config", "secret", "tcp", "signal", "fd", "rootwrite"} {
 		if r.self[k] != "ok" {
 			t.Errorf("agent: %s without the sandbox: %s, want ok", k, r.self[k])
 		}
+	}
+	if r.self["tiocsti"] != "fail" || r.term["tiocsti"] != "ok" {
+		t.Errorf("tiocsti without the sandbox: agent %s (want fail: no controlling terminal), terminal %s (want ok: its own pty)", r.self["tiocsti"], r.term["tiocsti"])
+	}
+	if r.self["tiocsti"] != "fail" || r.term["tiocsti"] != "ok" {
+		t.Errorf("tiocsti without the sandbox: agent %s (want fail: no controlling terminal), terminal %s (want ok: its own pty)", r.self["tiocsti"], r.term["tiocsti"])
 	}
 	if t.Failed() {
 		t.Logf("the escape scripts said:\n%s", r.raw)
