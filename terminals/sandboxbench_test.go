@@ -44,10 +44,13 @@ func runOnce(t *testing.T, m *Manager, o StartOptions) time.Duration {
 	return d
 }
 
-func rssKiB(pid int) int {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+// procKiB reads a "Name: N kB" field of a /proc/PID file (status: VmRSS; smaps_rollup: Pss,
+// the process's proportional share of the pages it maps, shared ones divided among their
+// users); 0 when absent.
+func procKiB(pid int, file, field string) int {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/" + file)
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
 			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
 			return n
 		}
@@ -86,7 +89,8 @@ func TestSandboxBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond) // let the helper settle into its wait loop
-	t.Logf("memory: the helper (one extra process per sandboxed terminal) has VmRSS %d KiB", rssKiB(term.Pid()))
+	t.Logf("memory: the helper (one extra process per sandboxed terminal) has VmRSS %d KiB, Pss %d KiB",
+		procKiB(term.Pid(), "status", "VmRSS"), procKiB(term.Pid(), "smaps_rollup", "Pss"))
 	_ = term.Release()
 
 	file := os.Getenv("ACPTERM_BENCH_FILE")
