@@ -41,17 +41,33 @@ var builtinAgentHosts = []AgentHostList{
 		Hosts: []string{"api.githubcopilot.com", "*.githubcopilot.com", "api.github.com", "copilot-proxy.githubusercontent.com"}},
 }
 
+// nodePackage is the npm package a path inside node_modules belongs to ("@scope/name" or
+// "name": the agent run as `node …/node_modules/@google/gemini-cli/bundle/gemini.js`), or "".
+func nodePackage(path string) string {
+	const nm = "/node_modules/"
+	i := strings.LastIndex(path, nm)
+	if i < 0 {
+		return ""
+	}
+	parts := strings.SplitN(path[i+len(nm):], "/", 3)
+	if strings.HasPrefix(parts[0], "@") && len(parts) > 1 {
+		return parts[0] + "/" + parts[1]
+	}
+	return parts[0]
+}
+
 // AgentHosts returns the model API host rules a sandboxed agent started as argv may reach
 // without asking, and what decided them: the [policy.network] agent_allow list when the
 // config sets one ("[policy.network] agent_allow"), else the built-in list of the first known
-// agent named in argv ("built-in list for claude"), else none ("").
+// agent named in argv ("built-in list for claude": a word, its base name, or the npm package
+// of a path inside node_modules), else none ("").
 func AgentHosts(cfg *Config, argv []string) (hosts []string, source string) {
 	if cfg != nil && cfg.Policy.Network.AgentAllow != nil {
 		return slices.Clone(cfg.Policy.Network.AgentAllow), "[policy.network] agent_allow"
 	}
 	for _, l := range builtinAgentHosts {
 		for _, w := range argv {
-			for _, cand := range []string{w, filepath.Base(w)} {
+			for _, cand := range []string{w, filepath.Base(w), nodePackage(w)} {
 				if i := strings.LastIndexByte(cand, '@'); i > 0 {
 					cand = cand[:i] // "@zed-industries/claude-agent-acp@0.23.1"
 				}

@@ -88,6 +88,11 @@ func TestAgentHosts(t *testing.T) {
 		{[]string{"/home/u/.cache/acpterm-agents/codex/bin/codex-acp"}, "api.openai.com chatgpt.com auth.openai.com", "built-in list for codex"},
 		{[]string{"gemini", "--acp"}, "generativelanguage.googleapis.com cloudcode-pa.googleapis.com oauth2.googleapis.com", "built-in list for gemini"},
 		{[]string{"copilot", "--acp"}, "api.githubcopilot.com *.githubcopilot.com api.github.com copilot-proxy.githubusercontent.com", "built-in list for copilot"},
+		{[]string{"node", "/h/.cache/acpterm-agents/gemini/node_modules/@google/gemini-cli/bundle/gemini.js", "--acp"},
+			"generativelanguage.googleapis.com cloudcode-pa.googleapis.com oauth2.googleapis.com", "built-in list for gemini"},
+		{[]string{"node", "/x/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js"}, "api.anthropic.com", "built-in list for claude"},
+		{[]string{"node", "/x/node_modules/codex/index.js"}, "api.openai.com chatgpt.com auth.openai.com", "built-in list for codex"},
+		{[]string{"node", "/x/node_modules/@other/agent/claude.js"}, "", ""},
 		{[]string{"my-agent"}, "", ""},
 	} {
 		hosts, src := AgentHosts(Default(t.TempDir()), c.argv)
