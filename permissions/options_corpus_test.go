@@ -189,7 +189,7 @@ func TestRunnerAliases(t *testing.T) {
 		{"npm"}, {"npm", "--version"}, {"npm", "ls"}, {"npm", "view", "x"}, {"npm", "audit"}, {"npm", "outdated"},
 		{"npm", "--prefix", ".", "ls"}, {"npm", "-w", "mypkg", "ls"}, {"npm", "config", "get", "registry"},
 		{"cargo"}, {"cargo", "--version"}, {"cargo", "fmt"}, {"cargo", "tree"}, {"cargo", "metadata"},
-		{"cargo", "--color", "never", "fmt"}, {"cargo", "-C", "sub", "tree"}, {"pnpm", "ls"}, {"pnpm", "-C", "d", "why", "x"},
+		{"cargo", "--color", "never", "fmt"}, {"pnpm", "ls"}, {"pnpm", "-C", "d", "why", "x"},
 		{"bun", "outdated"}, {"bun", "--cwd", "d", "outdated"}, {"npm", "-g", "ls", "typescript"}, {"npm", "-s", "view", "react", "version"},
 		{"cargo", "-q", "tree", "-p", "x"},
 	}
@@ -204,6 +204,12 @@ func TestRunnerAliases(t *testing.T) {
 		if d.Verdict != Allow {
 			t.Errorf("%q: %s %q (%s), want allow", argv, d.Verdict, d.Rule, d.Reason)
 		}
+	}
+	// cargo -C reads another directory's configuration, which may lie outside the roots (a
+	// directory in the root can be a symlink to one): asked about even for a read-only
+	// subcommand.
+	if d := f.e.DecideCommand(CommandRequest{Command: "cargo", Args: []string{"-C", "sub", "tree"}}); d.Verdict != Ask || d.Rule != "launch: cargo -C" {
+		t.Errorf("cargo -C sub tree: %s %q (%s), want ask by launch: cargo -C", d.Verdict, d.Rule, d.Reason)
 	}
 }
 

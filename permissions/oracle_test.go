@@ -1184,9 +1184,7 @@ func FuzzOracle(f *testing.F) {
 // knownFalseAllow are lines of typical_asks.txt today's analyser allows although they run a
 // program, write outside the roots or load code; the value says how. Each is asserted to still
 // be allowed, so whoever fixes one must move it out of this list.
-var knownFalseAllow = map[string]string{
-	"cargo metadata --manifest-path /tmp/x/Cargo.toml": "cargo reads .cargo/config.toml beside the manifest outside the roots, which can name a rustc wrapper it runs",
-}
+var knownFalseAllow = map[string]string{}
 
 // TestTypicalAsks: options of allowed programs that launch programs, write outside the roots or
 // load code (typical_asks.txt) are never "allow" under the typical config, except the listed

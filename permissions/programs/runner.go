@@ -126,15 +126,17 @@ func baseName(p string) string {
 }
 
 // registerRunner registers one spec per name for a program family sharing runner r (npm and
-// cnpm, make and gmake …), each with the examples ex.
-func registerRunner(names []string, r Runner, noGrant string, ex []Example) {
+// cnpm, make and gmake …), the first with the examples ex, and returns them.
+func registerRunner(names []string, r Runner, noGrant string, ex []Example) []*Spec {
+	var specs []*Spec
 	for i, n := range names {
 		s := &Spec{Names: []string{n}, WorkspaceCode: r.workspaceCode(), NoGrant: noGrant}
 		if i == 0 {
 			s.Examples = ex
 		}
-		register(s)
+		specs = append(specs, register(s))
 	}
+	return specs
 }
 
 // alwaysRunners are build and task runners every invocation of which runs recipes from
