@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -813,4 +814,71 @@ func derefStr(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// frontApproval is the oldest pending request not answered yet.
+func (m *Model) frontApproval() (acpclient.PermissionAsked, bool) {
+	for _, p := range m.state.Pending {
+		if !m.answered[p.ID] {
+			return p, true
+		}
+	}
+	return acpclient.PermissionAsked{}, false
+}
+
+// errNoGrants: without a grant store (tests, a headless-like setup) nothing can be remembered.
+var errNoGrants = errors.New("grants are not available in this session")
+
+// grantErr is why acpterm cannot remember an "always" answer to p as its own grant
+// (permissions.Engine.CanGrant: a build runner, a shell, a program-launching option, an ask
+// rule, a protected path …), or nil when it can. For acpterm's own prompt it decides whether
+// "allow for this session" / "save as rule" are offered; for an agent request with an
+// allow_always option, whether "always allow, and save as a rule" is, and what the dialog says
+// about the agent's own "always" (the agent may still remember it by itself).
+func (m *Model) grantErr(p acpclient.PermissionAsked) error {
+	if !ownPrompt(p) && !hasAlwaysOption(p) {
+		return nil // nothing "always" to remember
+	}
+	if m.d.grants == nil {
+		return errNoGrants
+	}
+	if p.Policy == nil {
+		if !ownPrompt(p) {
+			return errors.New("acpterm's policy cannot judge this kind of request")
+		}
+		return errors.New("no policy decision to remember")
+	}
+	if !ownPrompt(p) && p.Policy.Verdict != permissions.Ask {
+		return errors.New("the policy does not ask about it")
+	}
+	return m.d.grants.CanGrant(*p.Policy)
+}
+
+// hasAlwaysOption reports whether the agent offered an allow_always option.
+func hasAlwaysOption(p acpclient.PermissionAsked) bool {
+	for _, o := range p.Options {
+		if o.Kind == acp.PermissionOptionKindAllowAlways {
+			return true
+		}
+	}
+	return false
+}
+
+// pendingApprovals counts requests waiting for the user.
+func (m *Model) pendingApprovals() int {
+	n := 0
+	for _, p := range m.state.Pending {
+		if !m.answered[p.ID] {
+			n++
+		}
+	}
+	return n
+}
+
+// answer sends the user's answer from a Cmd and hides the request until it is resolved.
+func (m *Model) answer(id string, a acpclient.Answer) tea.Cmd {
+	m.answered[id] = true
+	m.appr.done++
+	agent := m.d.agent
+	return func() tea.Msg { agent.Answer(id, a); return nil }
 }

@@ -1,17 +1,11 @@
 package ui
 
 import (
-	"errors"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
-	acp "github.com/coder/acp-go-sdk"
-
-	"github.com/acpterm/acpterm/acpclient"
-	"github.com/acpterm/acpterm/permissions"
 )
 
 // handleKey routes one key press (lock modifiers already masked). Order: a focused pane gets
@@ -204,124 +198,4 @@ func (m *Model) handlePaste(s string) tea.Cmd {
 	m.lastEditorKey = m.now()
 	m.appr.focus = false
 	return nil
-}
-
-// frontApproval is the oldest pending request not answered yet.
-func (m *Model) frontApproval() (acpclient.PermissionAsked, bool) {
-	for _, p := range m.state.Pending {
-		if !m.answered[p.ID] {
-			return p, true
-		}
-	}
-	return acpclient.PermissionAsked{}, false
-}
-
-// errNoGrants: without a grant store (tests, a headless-like setup) nothing can be remembered.
-var errNoGrants = errors.New("grants are not available in this session")
-
-// grantErr is why acpterm cannot remember an "always" answer to p as its own grant
-// (permissions.Engine.CanGrant: a build runner, a shell, a program-launching option, an ask
-// rule, a protected path …), or nil when it can. For acpterm's own prompt it decides whether
-// "allow for this session" / "save as rule" are offered; for an agent request with an
-// allow_always option, whether "always allow, and save as a rule" is, and what the dialog says
-// about the agent's own "always" (the agent may still remember it by itself).
-func (m *Model) grantErr(p acpclient.PermissionAsked) error {
-	if !ownPrompt(p) && !hasAlwaysOption(p) {
-		return nil // nothing "always" to remember
-	}
-	if m.d.grants == nil {
-		return errNoGrants
-	}
-	if p.Policy == nil {
-		if !ownPrompt(p) {
-			return errors.New("acpterm's policy cannot judge this kind of request")
-		}
-		return errors.New("no policy decision to remember")
-	}
-	if !ownPrompt(p) && p.Policy.Verdict != permissions.Ask {
-		return errors.New("the policy does not ask about it")
-	}
-	return m.d.grants.CanGrant(*p.Policy)
-}
-
-// hasAlwaysOption reports whether the agent offered an allow_always option.
-func hasAlwaysOption(p acpclient.PermissionAsked) bool {
-	for _, o := range p.Options {
-		if o.Kind == acp.PermissionOptionKindAllowAlways {
-			return true
-		}
-	}
-	return false
-}
-
-// pendingApprovals counts requests waiting for the user.
-func (m *Model) pendingApprovals() int {
-	n := 0
-	for _, p := range m.state.Pending {
-		if !m.answered[p.ID] {
-			n++
-		}
-	}
-	return n
-}
-
-// answer sends the user's answer from a Cmd and hides the request until it is resolved.
-func (m *Model) answer(id string, a acpclient.Answer) tea.Cmd {
-	m.answered[id] = true
-	m.appr.done++
-	agent := m.d.agent
-	return func() tea.Msg { agent.Answer(id, a); return nil }
-}
-
-// cycleMode switches to the next session mode, however the agent offers modes (the modes API
-// or a mode config option; acpclient SetMode, from a Cmd).
-func (m *Model) cycleMode() tea.Cmd {
-	ms := m.state.Modes()
-	if len(ms.Options) < 2 {
-		m.addBanner("info", "the agent offers no modes to switch")
-		return nil
-	}
-	next := nextOption(ms)
-	agent := m.d.agent
-	return func() tea.Msg {
-		if err := agent.SetMode(next); err != nil {
-			return cmdErrMsg{"switch mode", err}
-		}
-		return nil
-	}
-}
-
-// nextOption is the option after the current one (the first when the current one is unknown).
-func nextOption(ms acpclient.Modes) string {
-	next := ms.Options[0].ID
-	for i, o := range ms.Options {
-		if o.ID == ms.Current {
-			next = ms.Options[(i+1)%len(ms.Options)].ID
-		}
-	}
-	return next
-}
-
-// cycleModel switches to the next model: the "model" config option (SetConfigOption) or, when
-// the agent offers models through the models API (gemini-cli), session/set_model (SetModel).
-func (m *Model) cycleModel() tea.Cmd {
-	ms := m.state.Models()
-	if len(ms.Options) < 2 {
-		m.addBanner("info", "the agent offers no models to switch")
-		return nil
-	}
-	next := nextOption(ms)
-	agent, cfgID := m.d.agent, ms.ConfigID
-	return func() tea.Msg {
-		var err error
-		if cfgID != "" {
-			err = agent.SetConfigOption(cfgID, next)
-		} else {
-			err = agent.SetModel(next)
-		}
-		if err != nil {
-			return cmdErrMsg{"switch model", err}
-		}
-		return nil
-	}
 }
