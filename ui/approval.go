@@ -195,6 +195,14 @@ func (a *approvals) hasKeys() bool { return a.focus }
 // giveKeys implements keyWaiter.
 func (a *approvals) giveKeys() { a.focus = true }
 
+// waitHint implements keyWaiter.
+func (a *approvals) waitHint(m *Model) string {
+	if _, ok := m.frontApproval(); !ok {
+		return ""
+	}
+	return fmt.Sprintf(" Permission waiting (%d) · %s leaves the pane to answer ", m.pendingApprovals(), m.keys.LeavePane.Help().Key)
+}
+
 // typing reports whether the user is typing a prompt: the editor holds text, or a key reached
 // it less than typingRecent ago.
 func (m *Model) typing() bool {

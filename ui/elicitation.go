@@ -456,6 +456,14 @@ func (form *elicitForm) hasKeys() bool { return form.keys && !form.sent }
 // giveKeys implements keyWaiter.
 func (form *elicitForm) giveKeys() { form.keys = true }
 
+// waitHint implements keyWaiter.
+func (form *elicitForm) waitHint(m *Model) string {
+	if form.sent {
+		return ""
+	}
+	return fmt.Sprintf(" The agent asks a question · %s leaves the pane to answer ", m.keys.LeavePane.Help().Key)
+}
+
 // takePaste implements pasteTaker: until the answer is sent, a paste goes into the question's
 // focused text field (and is dropped when that field is not text), never into the prompt.
 func (form *elicitForm) takePaste(s string) bool {

@@ -36,6 +36,9 @@ type (
 		hasKeys() bool
 		// giveKeys makes it take keys (the answer key, or leaving a pane to answer).
 		giveKeys()
+		// waitHint is the line a focused pane's title row shows while the overlay waits for
+		// the user ("" none).
+		waitHint(m *Model) string
 	}
 	// pasteTaker is an overlay with text fields: a paste (bracketed paste, never a key) goes
 	// into the focused one instead of the prompt editor.

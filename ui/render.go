@@ -83,12 +83,14 @@ func (m *Model) render(text bool) (string, *tea.Cursor) {
 	drawText(c, l.status, m.statusLine(w))
 
 	if m.focused {
-		if m.elicit != nil && !m.elicit.sent {
-			drawLabel(c, 1, 0, w-2, m.st.ModalTitle.Render(fmt.Sprintf(" The agent asks a question · %s leaves the pane to answer ", m.keys.LeavePane.Help().Key)))
-		}
-		if _, ok := m.frontApproval(); ok {
-			hint := m.st.ModalTitle.Render(fmt.Sprintf(" Permission waiting (%d) · %s leaves the pane to answer ", m.pendingApprovals(), m.keys.LeavePane.Help().Key))
-			drawLabel(c, 1, 0, w-2, hint)
+		// A dialog waiting for the user says so on the focused pane's title row; the top one is
+		// drawn last, since leaving the pane gives the keys to it.
+		for _, o := range m.overlays {
+			if kw, ok := o.(keyWaiter); ok {
+				if hint := kw.waitHint(m); hint != "" {
+					drawLabel(c, 1, 0, w-2, m.st.ModalTitle.Render(hint))
+				}
+			}
 		}
 	}
 	if m.drawOverlays(c, l.main) && !m.focused && m.overlayHasKeys() {
