@@ -49,6 +49,7 @@ type policyOpts struct {
 	// agent = true) with network = "on": the agent reaches its mock model API and acpterm's
 	// MCP server on the loopback directly (through the proxy is the network tests' concern).
 	SandboxAgent bool
+	Roots        []string // [policy] roots besides the session cwd
 }
 
 // writeConfig writes an acpterm config confined to the session cwd and returns its path.
@@ -72,7 +73,7 @@ func (r *run) writeConfig(p policyOpts) string {
 		cfg = fmt.Sprintf("[agent]\nmode = %q\n\n", p.Mode)
 	}
 	cfg += fmt.Sprintf(`[policy]
-roots = [%q]
+roots = %s
 unmatched = %q
 
 [policy.commands]
@@ -82,7 +83,7 @@ deny = %s
 [policy.fs]
 read = "allow"
 write = %q
-`, r.cwd, p.Unmatched, q(p.Allow), q(p.Deny), p.FSWrite)
+`, q(append([]string{r.cwd}, p.Roots...)), p.Unmatched, q(p.Allow), q(p.Deny), p.FSWrite)
 	if p.SandboxAgent {
 		cfg += "\n[sandbox]\nmode = \"required\"\nagent = true\nnetwork = \"on\"\n"
 	}

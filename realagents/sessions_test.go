@@ -230,3 +230,43 @@ func TestHeadlessOpencodeContinue(t *testing.T) {
 		t.Fatalf("want the replayed and the new reply, got %d:\n%s", n, second)
 	}
 }
+
+// Policy roots besides the cwd go to the agents that advertise additionalDirectories
+// (claude-agent-acp 0.101, codex-acp 2.6) as session/new's additionalDirectories, and to no
+// other (opencode).
+func TestAdditionalDirectories(t *testing.T) {
+	for _, c := range []struct {
+		agent string
+		sent  bool
+	}{{claudeCurrent, true}, {codexCurrent, true}, {opencode, false}} {
+		t.Run(c.agent, func(t *testing.T) {
+			t.Parallel()
+			r := newRun(t, c.agent)
+			extra := filepath.Join(r.dir, "extra")
+			if err := os.Mkdir(extra, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			h := r.headless(t, r.writeConfig(policyOpts{Roots: []string{extra}}), "deny", "hi")
+			if h.Code != 0 {
+				t.Fatalf("acpterm exited %d, want 0\n%s", h.Code, h)
+			}
+			var got []string
+			seen := false
+			for _, rec := range r.trace(t) {
+				if rec.Dir == "->" && rec.Msg.Method == "session/new" {
+					var p struct {
+						AdditionalDirectories []string `json:"additionalDirectories"`
+					}
+					if err := json.Unmarshal(rec.Msg.Params, &p); err != nil {
+						t.Fatal(err)
+					}
+					got, seen = p.AdditionalDirectories, true
+				}
+			}
+			want := map[bool][]string{true: {extra}}[c.sent]
+			if !seen || !slices.Equal(got, want) {
+				t.Errorf("session/new additionalDirectories = %q (sent: %v), want %q", got, seen, want)
+			}
+		})
+	}
+}
