@@ -63,7 +63,11 @@ type fakeTerm struct {
 	sizes []terminals.Size
 	exit  *terminals.ExitStatus
 	bg    []bool // SetBackground calls in order
+	// denial is what SandboxDenial answers (a write the sandbox refused, said at exit).
+	denial string
 }
+
+func (t *fakeTerm) SandboxDenial() string { return t.denial }
 
 func (t *fakeTerm) Label() string        { return "cat" }
 func (t *fakeTerm) Dir() string          { return "/work" }
