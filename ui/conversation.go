@@ -45,6 +45,7 @@ type conversation struct {
 	allowance    int               // streamAllowance (tests lower it)
 	total        int               // lines of the last render (for clamping scroll)
 	drawnTotal   int               // lines when the conversation was last drawn (keeps a scrolled view still)
+	cells        lineCache         // the parsed cells of lines drawn before (drawConversation)
 }
 
 func newConversation(st *Styles, md *markdown) *conversation {

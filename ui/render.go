@@ -134,7 +134,7 @@ func (m *Model) drawConversation(c uv.Screen, r uv.Rectangle) {
 	start := max(total-h-m.conv.scroll, 0)
 	end := min(start+h, total)
 	for i := start; i < end; i++ {
-		drawText(c, uv.Rect(r.Min.X, r.Min.Y+i-start, width, 1), lines[i])
+		m.conv.cells.draw(c, uv.Rect(r.Min.X, r.Min.Y+i-start, width, 1), lines[i])
 	}
 	if m.conv.scroll > 0 {
 		tag := m.st.Warn.Render(fmt.Sprintf(" ↓ %d more lines (%s) ", m.conv.scroll, m.keys.ScrollDown.Help().Key))
