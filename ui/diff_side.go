@@ -24,9 +24,13 @@ const diffSideSep = " │ "
 // a run of removed lines beside the run of added lines that replaced it, line numbers in front.
 // Long lines wrap within their side (continuation rows start with diffWrapMark), so nothing is
 // hidden. At most maxLines diff lines are shown (a pair, a header counts one), then a "… N more
-// diff lines" marker. ok is false when there is nothing to pair (equal texts, or a diff beyond
-// the limits): the unified rendering says why.
+// diff lines" marker. ok is false when there is nothing to pair: a new file (oldText nil or
+// empty: its left side would be blank, so the unified diff reads better), equal texts, or a diff
+// beyond the limits (the unified rendering says why).
 func renderSideBySide(st *Styles, path string, oldText *string, newText string, width, maxLines int) (string, bool) {
+	if oldText == nil || *oldText == "" {
+		return "", false
+	}
 	head, hunks, notice := diffHunksOf(path, oldText, newText)
 	if notice != nil || len(hunks) == 0 {
 		return "", false

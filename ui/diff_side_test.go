@@ -47,12 +47,12 @@ func TestSideBySideDiffFromWidth(t *testing.T) {
 	if want := "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n one\n-two\n+2"; narrow != want {
 		t.Fatalf("at %d cells:\n%s\nwant unified:\n%s", diffSideBySideMin-1, narrow, want)
 	}
-	// Equal texts and new files still work; a new file has only a right side.
+	// Equal texts and new files still work; a new file, having no old side, is unified.
 	if s := ansi.Strip(renderDiff(st, "x", &old, old, 150, 0)); s != "(no changes to x)" {
 		t.Fatalf("equal texts: %q", s)
 	}
 	s := ansi.Strip(renderDiff(st, "n", nil, "hi\n", 150, 0))
-	if !strings.HasPrefix(s, "--- /dev/null") || !strings.Contains(s, "│ 1 + hi") {
+	if s != "--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+hi" {
 		t.Fatalf("new file:\n%s", s)
 	}
 }
@@ -70,5 +70,21 @@ func TestSideBySideDiffMaxLines(t *testing.T) {
 	// header pair (2 diff lines) + hunk header + 7 pairs = 10 of 33, then the marker.
 	if len(rows) != 10 || rows[9] != "… 23 more diff lines" {
 		t.Fatalf("%d rows, last %q:\n%s", len(rows), rows[len(rows)-1], got)
+	}
+}
+
+// A new file has no old side: at any width its diff is the unified one, not a blank left column.
+func TestNewFileDiffStaysUnified(t *testing.T) {
+	st := newStyles(true, true)
+	nw := "one\ntwo\n"
+	for _, old := range []*string{nil, new(string)} {
+		got := ansi.Strip(renderDiff(st, "x", old, nw, 200, 0))
+		want := ansi.Strip(renderDiff(st, "x", old, nw, 100, 0))
+		if got != want || strings.Contains(got, diffSideSep) {
+			t.Fatalf("old %v: at 200 cells:\n%s\nwant unified:\n%s", old, got, want)
+		}
+		if !strings.Contains(got, "+one") {
+			t.Fatalf("old %v: no added line:\n%s", old, got)
+		}
 	}
 }
