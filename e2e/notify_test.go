@@ -51,6 +51,9 @@ func waitOutput(t *testing.T, read func() string, want ...string) string {
 // oscRE matches one OSC sequence (ended by BEL or ST), whose BEL is no bell.
 var oscRE = regexp.MustCompile("\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)")
 
+// turnDoneRE matches the bell and both desktop notifications of a finished prompt turn.
+var turnDoneRE = regexp.MustCompile("\a\x1b\\]9;acpterm: prompt turn finished after ([0-9]+)s\a\x1b\\]777;notify;acpterm;prompt turn finished after ([0-9]+)s\a")
+
 func tail(s string, n int) string {
 	if len(s) > n {
 		return s[len(s)-n:]
@@ -81,8 +84,12 @@ func TestTUINotifications(t *testing.T) {
 	tm.keys("a")
 	tm.waitFor("permission outcome: selected allow-once")
 	out := waitOutput(t, read, "\x1b]2;acpterm · needs approval\a", "\x1b]2;acpterm\a",
-		"\a\x1b]9;acpterm: prompt turn finished after 0s\a\x1b]777;notify;acpterm;prompt turn finished after 0s\a")
-	waitOutput(t, read, "\x1b]2;acpterm · turn finished\a")
+		"\a\x1b]9;acpterm: prompt turn finished after ")
+	out = waitOutput(t, read, "\x1b]2;acpterm · turn finished\a")
+	// The turn lasted as long as the approval took to answer: whole seconds, the same in both.
+	if m := turnDoneRE.FindStringSubmatch(out); m == nil || m[1] != m[2] {
+		t.Fatalf("the turn's end is not notified by OSC 9 and OSC 777 with one duration: %q", tail(out, 600))
+	}
 	if n := strings.Count(out, "approval needed"); n != 2 {
 		t.Fatalf("the approval was notified %d times by escape, want once per escape (2)", n)
 	}
