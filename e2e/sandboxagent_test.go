@@ -6,9 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acpterm/acpterm/internal/sandboxtest"
+	"github.com/acpterm/acpterm/internal/tmuxtest"
 	"github.com/acpterm/acpterm/sandbox"
 )
 
@@ -165,7 +168,7 @@ func TestUnsandboxedAgentEscapesSucceed(t *testing.T) {
 	w := sandboxtest.New(t)
 	writeWorldConfig(t, w, "[policy]\nroots = ["+fmt.Sprintf("%q", w.Home)+"]\n[sandbox]\nmode = \"off\"\n")
 	r := runAgentEscapes(t, w)
-	for _, k := range []string{"outside", "hook", "gitconfig", "rc", "state", "config", "secret", "tcp", "signal", "fd", "rootwrite"} {
+	for _, k := range []string{"outside", "hook", "gitconfig", "rc", "state", "audit", "config", "secret", "tcp", "signal", "fd", "rootwrite"} {
 		if r.self[k] != "ok" {
 			t.Errorf("agent: %s without the sandbox: %s, want ok", k, r.self[k])
 		}
@@ -178,5 +181,46 @@ func TestUnsandboxedAgentEscapesSucceed(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("the escape scripts said:\n%s", r.raw)
+	}
+}
+
+// TestSandboxAgentKill9TakesSetsidChild: with agent = true, a setsid child the agent's own
+// process starts dies with acpterm even when acpterm is killed with SIGKILL (the agent's
+// helper has a parent-death signal and is the init of the agent's PID namespace).
+func TestSandboxAgentKill9TakesSetsidChild(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig("[sandbox]\nmode = \"required\"\nagent = true\n")
+	cmd := exec.Command(binary, "--headless", "--approve", "allow", "--cwd", e.project,
+		"--prompt", "self setsid sleep 303 </dev/null >/dev/null 2>&1 &", "--prompt", "slow", "--", scriptAgent(t))
+	cmd.Env = e.vars()
+	cmd.Dir = e.project
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	sleeps := func() []procInfo {
+		var out []procInfo
+		for _, p := range e.leftovers(t) {
+			if p.cmdline == "sleep 303" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for deadline := time.Now().Add(waitTimeout); len(sleeps()) == 0; time.Sleep(tmuxtest.PollInterval) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent's setsid child never ran; log:\n%s", e.logText(t))
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	killed := time.Now()
+	for len(sleeps()) > 0 {
+		if time.Since(killed) > 3*time.Second {
+			t.Fatalf("3 s after kill -9 of acpterm, still running: %+v", sleeps())
+		}
+		time.Sleep(tmuxtest.PollInterval)
 	}
 }

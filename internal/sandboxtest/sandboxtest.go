@@ -138,6 +138,7 @@ try rc sh -c 'echo evil >> "$HOME/.bashrc"'
 try project sh -c 'echo evil >> "$ROOT/.acpterm.toml"'
 try state sh -c 'echo evil >> "$STATE/grants.json"'
 try statenew sh -c 'echo evil > "$STATE/new"'
+try audit sh -c 'echo evil >> "$STATE/audit.jsonl"'
 try config sh -c 'echo evil >> "$CFG/config.toml"'
 try secret grep -q SECRET "$HOME/.ssh/id_ed25519"
 try tcp python3 -c 'import socket,os; socket.create_connection(("127.0.0.1", int(os.environ["PORT"])), timeout=5)'
@@ -155,7 +156,7 @@ echo END`
 func Want(network sandbox.Network) map[string]string {
 	w := map[string]string{
 		"outside": "fail", "hook": "fail", "gitconfig": "fail", "gitrename": "fail", "gitremove": "fail",
-		"rc": "fail", "project": "fail", "state": "fail", "statenew": "fail", "config": "fail", "secret": "fail",
+		"rc": "fail", "project": "fail", "state": "fail", "statenew": "fail", "audit": "fail", "config": "fail", "secret": "fail",
 		"tcp": "fail", "tiocsti": "fail", "signal": "fail", "fd": "fail",
 		"rootwrite": "ok", "tmpwrite": "ok", "commit": "ok",
 	}
