@@ -25,9 +25,6 @@ type queueView struct {
 
 func (q *queueView) overlayID() string { return queueOverlayID }
 
-// hasKeys: the view always takes keys (it is opened by the user).
-func (q *queueView) hasKeys() bool { return true }
-
 // takePaste inserts a paste into the prompt being edited.
 func (q *queueView) takePaste(s string) bool {
 	if q.edit == nil {
