@@ -52,7 +52,7 @@ func KeyActions() []string { return slices.Clone(keyActions) }
 // builtinAllow, builtinDeny and keyActions hold what the functions above return.
 var builtinAllow = []string{
 	"ls", "cat", "head", "tail", "wc", "grep", "rg", "echo", "printf", "pwd", "true", "date",
-	"git status", "git diff", "git log", "git show",
+	"sleep", "git status", "git diff", "git log", "git show",
 }
 
 var builtinDeny = []string{"sudo", "su", "doas", "pkexec"}
