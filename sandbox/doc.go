@@ -1,0 +1,30 @@
+// Package sandbox confines a command with the kernel, so that what the policy decided on text
+// also holds at run time: the command may write only where its Spec says, cannot read the
+// masked secrets, reaches the network only as Spec.Network allows, cannot type into the user's
+// terminal, and does not outlive the process that started it.
+//
+// Start runs an *exec.Cmd through a helper: the calling program itself, re-executed with the
+// hidden first argument HelperArg (so every program using Start calls RunHelperIfAsked first
+// thing in main). The helper is created in new user, mount, PID and, unless the network is
+// "on", network namespaces, with a parent-death signal. Before it starts the command it sets
+// up the layers and confirms each one with a canary rather than assuming it:
+//
+//   - no_new_privs and every inherited file descriptor above 2 closed;
+//   - Landlock (read and execute everywhere, write only in the roots, the session temp dir,
+//     the extra writable paths and a few devices; TCP refused when the network is off; signals
+//     and abstract unix sockets scoped from ABI 6);
+//   - the mount namespace: protected paths inside the roots (ProtectedPaths: git directories,
+//     project config, shell rc files) bound read-only, secrets (SecretPaths, MaskPaths) masked,
+//     a private /dev/shm;
+//   - the PID namespace, with the helper as its init: when the helper dies, so does everything
+//     the command started;
+//   - seccomp refusing the ioctls that inject input into a terminal (TIOCSTI, TIOCLINUX).
+//
+// The helper reports what is in force (Report, Layers) on a status pipe, then the command's
+// exit status (ExitStatus). Mode decides what a missing layer means: ModeAuto runs with what
+// the kernel offers and says what is missing (Report.Missing), ModeRequired refuses to run.
+// Check runs the same canaries for `acpterm sandbox check` without a command.
+//
+// The package imports neither terminals nor acpclient: they call Start with their own
+// commands. docs/sandbox.md describes the layers and their limits for users.
+package sandbox
