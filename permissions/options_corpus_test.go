@@ -34,7 +34,8 @@ func TestOptionSpellings(t *testing.T) {
 		{[]string{"tar", "-xf", "a.tar", "--checkpoint=1", "--checkpoint-act=exec=sh"}, Ask, "tar --checkpoint-action runs a program"},
 		{[]string{"tar", "-xf", "a.tar", "--info-s=./x"}, Ask, "tar --info-script"},
 		{[]string{"tar", "-xf", "a.tar", "--to", "./x"}, Ask, "tar --to-command"},
-		{[]string{"tar", "-xzvf", "a.tar.gz", "--checkpoint=10"}, Allow, `matches allow rule "tar"`},
+		{[]string{"tar", "-czvf", "a.tar.gz", "--checkpoint=10", "dir"}, Allow, `matches allow rule "tar"`},
+		{[]string{"tar", "-xzvf", "a.tar.gz", "--checkpoint=10"}, Ask, "tar -x extracts an archive"},
 		{[]string{"tar", "-cf", "-I", "dir"}, Allow, `matches allow rule "tar"`}, // -f takes "-I" as the archive name
 		{[]string{"tar", "tvf", "a.tar"}, Allow, `matches allow rule "tar"`},
 		// Writers: the long option names a target, abbreviated.
