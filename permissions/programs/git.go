@@ -68,6 +68,10 @@ func gitLaunch(tool string, args []string) (Hit, bool) {
 		if !gitReadOnlyConfig(rest) {
 			return hit(sub, "can run or configure external programs")
 		}
+	case "hook":
+		if len(rest) > 0 && rest[0] == "run" {
+			return hit("hook run", "runs the repository's hooks, which are files in .git the agent's commands may have written")
+		}
 	case "difftool", "mergetool", "filter-branch", "filter-repo", "send-email", "instaweb", "daemon":
 		return hit(sub, "can run or configure external programs")
 	case "help":
@@ -96,7 +100,7 @@ func gitLaunch(tool string, args []string) (Hit, bool) {
 }
 
 // gitLaunchLong are git subcommand options (parse-options, which accepts abbreviations) that
-// run a program or write a file.
+// run a program or write a file (--output and --output-directory are write targets: gitWrites).
 var gitLaunchLong = []struct{ full, why string }{
 	{"--open-files-in-pager", "runs a pager program on the results"},
 	{"--upload-pack", "names a program to run"},
@@ -104,8 +108,6 @@ var gitLaunchLong = []struct{ full, why string }{
 	{"--exec", "names a program to run"},
 	{"--ext-diff", "runs an external diff program"},
 	{"--extcmd", "runs an external diff program"},
-	{"--output", "writes a file"},
-	{"--output-directory", "writes files into a directory"},
 	{"--template", "copies hooks from a template directory into the repository"},
 }
 
@@ -145,7 +147,7 @@ func gitReadOnlyConfig(rest []string) bool {
 }
 
 func init() {
-	register(&Spec{Names: []string{"git"}, Launch: gitLaunch, DynamicArgs: true, Examples: []Example{
+	register(&Spec{Names: []string{"git"}, Launch: gitLaunch, DynamicArgs: true, Writes: gitWrites, Examples: []Example{
 		{Line: "git status && git diff --stat && git log --oneline -5", Allow: []string{"git status", "git diff", "git log"}, Want: "allow"},
 		{Line: "git --no-pager log -p", Allow: []string{"git log"}, Want: "allow"},
 		{Line: "GIT_PAGER=cat git log", Allow: []string{"git log"}, Want: "allow"},
@@ -157,7 +159,32 @@ func init() {
 		{Line: "git grep -O foo", Allow: []string{"git grep"}, Want: "ask", Reason: "git -O runs a pager"},
 		{Line: "git diff --ext-diff", Allow: []string{"git diff"}, Want: "ask", Reason: "git --ext-diff"},
 		{Line: "git diff --output-indicator-new=+", Allow: []string{"git diff"}, Want: "allow"},
-		{Line: "git log --output=/tmp/x", Allow: []string{"git log"}, Want: "ask", Reason: "git --output writes a file"},
+		{Line: "git log --output=/tmp/x", Allow: []string{"git log"}, Want: "deny", Reason: "git writes /tmp/x"},
+		{Line: "git diff --output=changes.diff && git log -p --out log.txt", Allow: []string{"git diff", "git log"}, Want: "allow"},
+		{Line: "git diff --out .git/hooks/pre-commit", Allow: []string{"git diff"}, Want: "deny", Reason: "git writes .git/hooks/pre-commit"},
+		{Line: "git archive -o /tmp/a.tar HEAD", Want: "deny", Reason: "git writes /tmp/a.tar"},
+		{Line: "git archive -o/tmp/a.tar HEAD", Want: "deny", Reason: "git writes /tmp/a.tar"},
+		{Line: "git archive -vo /tmp/a.tar HEAD", Want: "deny", Reason: "git writes /tmp/a.tar"},
+		{Line: "git archive --output /tmp/a.tar HEAD", Want: "deny", Reason: "git writes /tmp/a.tar"},
+		{Line: "git archive --format=tar --output=/tmp/a.tar HEAD", Want: "deny", Reason: "git writes /tmp/a.tar"},
+		{Line: "git archive -o out.tar HEAD", Want: "allow"},
+		{Line: "git bundle create /tmp/b HEAD", Want: "deny", Reason: "git writes /tmp/b"},
+		{Line: "git bundle create -q /tmp/b --all", Want: "deny", Reason: "git writes /tmp/b"},
+		{Line: "git bundle create repo.bundle HEAD && git bundle verify repo.bundle", Want: "allow"},
+		{Line: "git format-patch -o /tmp HEAD~1", Want: "deny", Reason: "git writes /tmp"},
+		{Line: "git format-patch --output-directory=/tmp HEAD~1", Want: "deny", Reason: "git writes /tmp"},
+		{Line: "git format-patch --output-dir /tmp HEAD~1", Want: "deny", Reason: "git writes /tmp"},
+		{Line: "git format-patch -o patches HEAD~3", Want: "allow"},
+		{Line: "git checkout-index --prefix=/tmp/ -a", Want: "deny", Reason: "git writes /tmp/"},
+		{Line: "git checkout-index -a --prefix=.git/hooks/", Want: "deny", Reason: "git writes .git/hooks/"},
+		{Line: "git checkout-index -a --prefix=.gi", Want: "ask", Reason: "only known at run time"},
+		{Line: "git checkout-index -a --prefix=export/", Want: "allow"},
+		{Line: "git worktree add /tmp/w", Want: "deny", Reason: "git writes /tmp/w"},
+		{Line: "git worktree add -b topic /tmp/w main", Want: "deny", Reason: "git writes /tmp/w"},
+		{Line: "git worktree add -b topic ../w main", Want: "deny", Reason: "git writes ../w"},
+		{Line: "git worktree move wt /tmp/w", Want: "deny", Reason: "git writes /tmp/w"},
+		{Line: "git worktree add wt/topic && git worktree list", Want: "allow"},
+		{Line: "git hook run pre-commit", Want: "ask", Reason: "git hook run runs the repository's hooks"},
 		{Line: "git rebase -x 'make' main", Allow: []string{"git rebase"}, Want: "ask", Reason: "git rebase --exec"},
 		{Line: "git clone ext::sh x", Allow: []string{"git clone"}, Want: "ask", Reason: "uses a transport that runs a command"},
 		{Line: "git config --get user.email", Allow: []string{"git config --get"}, Want: "allow"},

@@ -1,0 +1,142 @@
+package programs
+
+import (
+	"strings"
+)
+
+// gitWrites returns the files a git command line writes outside what git itself manages
+// (checked like redirect targets): --output=F of the diff family (log, diff, show …),
+// archive -o/--output F, bundle create F, format-patch -o/--output-directory DIR,
+// checkout-index --prefix=DIR/ (a prefix that does not end in "/" joins the index's paths
+// into names that cannot be judged here, so it counts as a target only known at run time),
+// and worktree add PATH / worktree move SRC DST. Long options may be abbreviated
+// (parse-options). A word only known at run time sets Targets.Dynamic.
+func gitWrites(_ string, args []Arg) Targets {
+	sub, subAt := "", len(args)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.Dyn {
+			return Targets{Dynamic: true}
+		}
+		if !strings.HasPrefix(a.S, "-") {
+			sub, subAt = a.S, i
+			break
+		}
+		if a.S == "-C" || a.S == "-c" || a.S == "--namespace" || a.S == "--super-prefix" || a.S == "--list-cmds" ||
+			a.S == "--git-dir" || a.S == "--work-tree" || a.S == "--config-env" {
+			i++
+		}
+	}
+	rest := args[min(subAt+1, len(args)):]
+	var t Targets
+	merge := func(u Targets) {
+		t.Paths = append(t.Paths, u.Paths...)
+		t.Dynamic = t.Dynamic || u.Dynamic
+	}
+	longs := []string{"--output"}
+	shorts := ""
+	switch sub {
+	case "archive":
+		shorts = "o"
+	case "format-patch":
+		longs, shorts = append(longs, "--output-directory"), "o"
+	}
+	merge(gitValueTargets(rest, longs, shorts))
+	switch sub {
+	case "bundle":
+		if len(rest) > 0 && rest[0].S == "create" && !rest[0].Dyn {
+			merge(operandTarget(rest[1:], 0, func(string) bool { return false }))
+		}
+	case "checkout-index":
+		for i := 0; i < len(rest); i++ {
+			a := rest[i]
+			if a.Dyn || a.S == "--" {
+				break
+			}
+			name, v, hasV := strings.Cut(a.S, "=")
+			if !longAbbrev(name, "--prefix") {
+				continue
+			}
+			if !hasV {
+				if i+1 >= len(rest) {
+					break
+				}
+				i++
+				if rest[i].Dyn {
+					t.Dynamic = true
+					continue
+				}
+				v = rest[i].S
+			}
+			if strings.HasSuffix(v, "/") {
+				t.Paths = append(t.Paths, v)
+			} else {
+				t.Dynamic = true
+			}
+		}
+	case "worktree":
+		if len(rest) > 0 && !rest[0].Dyn {
+			valueOpt := func(w string) bool { return w == "-b" || w == "-B" || w == "--reason" }
+			switch rest[0].S {
+			case "add":
+				merge(operandTarget(rest[1:], 0, valueOpt))
+			case "move":
+				merge(operandTarget(rest[1:], 1, valueOpt))
+			}
+		}
+	}
+	return t
+}
+
+// gitValueTargets is valueTargets with parse-options' spelling: an abbreviated long option
+// (--out F, --output-dir F) takes the next word as its value too.
+func gitValueTargets(args []Arg, longs []string, shorts string) Targets {
+	var t Targets
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.Dyn {
+			continue // a dynamic word is already at least ask (DynamicArgs)
+		}
+		if a.S == "--" {
+			break
+		}
+		if strings.HasPrefix(a.S, "--") {
+			name, v, hasV := strings.Cut(a.S, "=")
+			if _, ok := longAbbrevAny(name, longs); !ok {
+				continue
+			}
+			switch {
+			case hasV:
+				t.Paths = append(t.Paths, v)
+			case i+1 < len(args) && args[i+1].Dyn:
+				i++
+				t.Dynamic = true
+			case i+1 < len(args):
+				i++
+				t.Paths = append(t.Paths, args[i].S)
+			}
+			continue
+		}
+		if len(a.S) >= 2 && a.S[0] == '-' && a.S[1] != '-' {
+			// A bundle of short flags up to a letter in shorts, whose value is the rest of the
+			// word or the next word.
+			for k := 1; k < len(a.S); k++ {
+				if strings.IndexByte(shorts, a.S[k]) < 0 {
+					continue
+				}
+				switch {
+				case k+1 < len(a.S):
+					t.Paths = append(t.Paths, a.S[k+1:])
+				case i+1 < len(args) && args[i+1].Dyn:
+					i++
+					t.Dynamic = true
+				case i+1 < len(args):
+					i++
+					t.Paths = append(t.Paths, args[i].S)
+				}
+				break
+			}
+		}
+	}
+	return t
+}
