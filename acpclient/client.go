@@ -275,7 +275,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	if o.AgentNetwork != nil {
 		agentNet = func(ln net.Listener) func() { return o.AgentNetwork(c, ln) }
 	}
-	c.proc, err = startAgent(o.Command, cwd, env, o.Sandbox, log, agentNet)
+	c.proc, err = startAgent(o.Command, cwd, env, o.Sandbox, o.KillGrace, log, agentNet)
 	if err != nil {
 		c.lifeStop()
 		c.q.abandon()

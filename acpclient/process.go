@@ -38,6 +38,9 @@ type agentProc struct {
 
 	ring *lineRing
 	sb   *sandbox.Process // nil: not sandboxed
+	// guard is the agent guard the agent runs below when it is not sandboxed (sandbox.Guard);
+	// nil: sandboxed, or no guard (a program without sandbox.RunHelperIfAsked).
+	guard *sandbox.Process
 	// netStop stops serving the sandbox's proxy listener (Options.AgentNetwork); nil: none.
 	netStop func()
 
@@ -52,9 +55,11 @@ type agentProc struct {
 
 // startAgent spawns argv in dir with env (nil = acpterm's environment) as the leader of a new
 // process group; with spec, through the sandbox helper (the leader is then the helper, the
-// init of the agent's PID namespace). Errors name the command: a missing program, an exec
+// init of the agent's PID namespace); without, below the agent guard (sandbox.Guard: the
+// leader is then the guard, which ends the agent's whole tree, after grace, should acpterm
+// die without doing so itself). Errors name the command: a missing program, an exec
 // failure, a layer missing in required mode.
-func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, log *slog.Logger, network func(net.Listener) func()) (*agentProc, error) {
+func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, grace time.Duration, log *slog.Logger, network func(net.Listener) func()) (*agentProc, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("acpclient: no agent command given")
 	}
@@ -96,14 +101,19 @@ func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, log
 	// controlling terminal, so neither it nor anything it starts can open acpterm's terminal
 	// (/dev/tty) to read the user's keys or type into it with TIOCSTI, sandboxed or not.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	var sb *sandbox.Process
-	if spec != nil {
+	var sb, guard *sandbox.Process
+	switch {
+	case spec != nil:
 		if cmd.Env == nil {
 			cmd.Env = os.Environ()
 		}
 		sb, err = sandbox.Start(spec, cmd)
-	} else {
-		err = cmd.Start()
+	default:
+		guard, err = sandbox.Guard(cmd, grace)
+		if errors.Is(err, sandbox.ErrNoGuard) {
+			log.Warn("agent started without its guard: processes it starts may outlive acpterm if acpterm is killed", "err", err)
+			err = cmd.Start()
+		}
 	}
 	inR.Close()
 	outW.Close()
@@ -115,7 +125,7 @@ func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, log
 		return nil, fmt.Errorf("acpclient: start agent %q: %w", argv[0], err)
 	}
 	p := &agentProc{
-		cmd: cmd, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR, sb: sb,
+		cmd: cmd, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR, sb: sb, guard: guard,
 		ring: newLineRing(StderrTailLines), exited: make(chan struct{}), stderrDone: make(chan struct{}),
 	}
 	if sb != nil {
@@ -138,10 +148,15 @@ func (p *agentProc) wait() {
 	if p.netStop != nil {
 		p.netStop() // nothing is left in the agent's network namespace
 	}
-	if p.sb != nil {
-		// The helper cannot die by a signal (a PID namespace's init): the agent's own status
-		// comes over its status pipe; none means the helper was killed, and the agent with it.
-		if st, ok := p.sb.Exit(time.Second); ok {
+	helper := p.sb
+	if helper == nil {
+		helper = p.guard
+	}
+	if helper != nil {
+		// The agent's own status comes over the status pipe of the helper (which cannot die
+		// by a signal: a PID namespace's init) or of the guard; none means the helper or guard
+		// was killed, and the agent with it.
+		if st, ok := helper.Exit(time.Second); ok {
 			p.code, p.signal = st.Code, st.Signal
 			close(p.exited)
 			return

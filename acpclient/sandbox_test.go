@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acpterm/acpterm/config"
 	"github.com/acpterm/acpterm/internal/sandboxtest"
@@ -21,7 +22,7 @@ func TestSandboxedAgentEscapesFail(t *testing.T) {
 	w := sandboxtest.New(t)
 	before, gitConfig := w.Snapshot(t), w.GitConfig(t)
 	spec := w.Spec(sandbox.NetworkOn)
-	p, err := startAgent([]string{"/bin/sh", "-c", sandboxtest.Script + "; exit 5"}, w.Root, w.Env(), spec, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	p, err := startAgent([]string{"/bin/sh", "-c", sandboxtest.Script + "; exit 5"}, w.Root, w.Env(), spec, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 // The helper keeps its main goroutine on the thread that starts it: per-thread state
 // (the mount namespace work, capabilities) stays on the thread that forks the command.
 func init() {
-	if IsHelper() {
+	if IsHelper() || isGuard() {
 		runtime.LockOSThread()
 	}
 }
@@ -32,12 +32,17 @@ func init() {
 // IsHelper reports whether this process was started as the sandbox helper.
 func IsHelper() bool { return len(os.Args) > 1 && os.Args[1] == HelperArg }
 
-// RunHelperIfAsked runs the sandbox helper and exits when this process was started as one
-// (see HelperArg); otherwise it returns at once. Call it first thing in main.
+// RunHelperIfAsked runs the sandbox helper or the agent guard and exits when this process was
+// started as one (see HelperArg and GuardArg); otherwise it returns at once, and Guard may be
+// used from then on. Call it first thing in main (and in TestMain).
 func RunHelperIfAsked() {
 	if IsHelper() {
 		os.Exit(helperMain())
 	}
+	if isGuard() {
+		os.Exit(guardMain())
+	}
+	guardServed.Store(true)
 }
 
 // helper is the state of the running helper.
@@ -378,8 +383,7 @@ func (h *helper) run() int {
 		env = append(env, "GOCACHE="+gc)
 	}
 	sigs := make(chan os.Signal, 64)
-	signal.Notify(sigs, unix.SIGCHLD, unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT,
-		unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT, unix.SIGALRM, unix.SIGPIPE)
+	signal.Notify(sigs, supervisedSignals...)
 	attr := &syscall.ProcAttr{
 		Dir: h.req.Dir, Env: env, Files: []uintptr{0, 1, 2},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
@@ -390,11 +394,37 @@ func (h *helper) run() int {
 	}
 	rep := h.rep
 	h.send(message{Ready: &rep})
+	st, code, _ := superviseChild(pid, sigs, nil)
+	h.send(message{Exit: &st})
+	return code
+}
+
+// supervisedSignals are the signals a supervisor (the helper, the guard) catches: SIGCHLD, and
+// those whose default action would end it while its child lives on.
+var supervisedSignals = []os.Signal{unix.SIGCHLD, unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT,
+	unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT, unix.SIGALRM, unix.SIGPIPE}
+
+// superviseChild waits until pid, a child of this process, exits, reaping every other child
+// that ends meanwhile (orphans re-parented here) and passing on the usual terminating signals
+// to pid when it moved out of this process's group (one sent to the group reaches it
+// directly). sigs must be notified of SIGCHLD and those signals. It returns pid's status, the
+// code a supervisor exits with (the child's own, 128+N for a signal), and ok; it returns
+// ok == false when stop closes first (nil: never) or sigs is closed.
+func superviseChild(pid int, sigs chan os.Signal, stop <-chan struct{}) (st ExitStatus, code int, ok bool) {
 	self := unix.Getpgrp()
-	for s := range sigs {
+	for {
+		var s os.Signal
+		select {
+		case s, ok = <-sigs:
+			if !ok {
+				return ExitStatus{}, 125, false
+			}
+		case <-stop:
+			return ExitStatus{}, 125, false
+		}
 		sig := s.(syscall.Signal)
 		if sig != unix.SIGCHLD {
-			// A signal for the group reached the command directly; one for the helper
+			// A signal for the group reached the command directly; one for the supervisor
 			// alone (the command moved to a group of its own) is passed on.
 			if pg, err := unix.Getpgid(pid); err == nil && pg != self {
 				switch sig {
@@ -413,8 +443,6 @@ func (h *helper) run() int {
 			if got != pid {
 				continue
 			}
-			var st ExitStatus
-			code := 0
 			if ws.Signaled() {
 				st.Signal = unix.SignalName(ws.Signal())
 				if st.Signal == "" {
@@ -426,11 +454,9 @@ func (h *helper) run() int {
 				st.Code = &c
 				code = c
 			}
-			h.send(message{Exit: &st})
-			return code
+			return st, code, true
 		}
 	}
-	return 125
 }
 
 // tempVars are the environment variables that name a temporary directory (TMPDIR always

@@ -305,3 +305,26 @@ func FindMarked(name string, match func(value string) bool, sid, skip int) []int
 	}
 	return pids
 }
+
+// Descendants lists every live or zombie process below root (its children, theirs, and so on),
+// read from the parent field of each /proc/PID/stat in one scan of /proc. A process that forks
+// during the scan may be missed: callers that kill a tree call it again until it is empty.
+func Descendants(root int) []int {
+	var r Reader
+	parent := map[int]int{}
+	for _, pid := range Pids() {
+		if st, ok := r.Stat(pid); ok {
+			parent[pid] = st.PPid
+		}
+	}
+	var out []int
+	for pid := range parent {
+		for p, hops := parent[pid], 0; p > 0 && hops < len(parent); p, hops = parent[p], hops+1 {
+			if p == root {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
