@@ -1,6 +1,7 @@
 package proctree
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -96,5 +97,34 @@ func TestFindMarkedKillAndReap(t *testing.T) {
 	}
 	if Alive([]int{cmd.Process.Pid}) || !Alive([]int{other.Process.Pid}) {
 		t.Fatal("Alive disagrees with ReadStat")
+	}
+}
+
+// TestDescendants: a shell and the sleep it started are both below this process; the sleep is
+// not below itself.
+func TestDescendants(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "sleep 300 & echo $!; wait")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var sleepPid int
+	if _, err := fmt.Fscan(out, &sleepPid); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(sleepPid, syscall.SIGKILL)
+	got := Descendants(os.Getpid())
+	slices.Sort(got)
+	want := []int{cmd.Process.Pid, sleepPid}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Descendants(self) = %v, want %v", got, want)
+	}
+	if d := Descendants(sleepPid); len(d) != 0 {
+		t.Errorf("Descendants(sleep) = %v, want none", d)
 	}
 }
