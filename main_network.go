@@ -13,8 +13,10 @@ import (
 
 // testResolveEnv, when set, makes the session's proxy resolve names under acpterm.test (a
 // reserved domain that never resolves on the internet) to the loopback addresses it lists,
-// e.g. "*.acpterm.test=127.0.0.1"; every other name is then not found. The end-to-end tests
-// use it to reach their own "remote" servers on 127.0.0.1; it cannot redirect a real name.
+// e.g. "*.acpterm.test=127.0.0.1"; every other name is then not found. "name=public:ADDR"
+// makes the entry's loopback address stand for a public one (asked about, grantable) instead
+// of being refused as non-public. The end-to-end tests use it to reach their own "remote"
+// servers on 127.0.0.1; it cannot redirect a real name.
 const testResolveEnv = "ACPTERM_TEST_RESOLVE"
 
 // sessionNetwork is the session's network proxy ([sandbox] network = "proxy"): every

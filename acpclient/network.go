@@ -83,16 +83,9 @@ func (c *Client) askConnection(ctx context.Context, r netproxy.Request, nd netpr
 	hp := r.HostPort()
 	d := permissions.Decision{Verdict: permissions.Ask, Rule: nd.Rule, Host: r.Host, Port: r.Port, From: from(r.Identity)}
 	for _, a := range r.Addrs {
-		s := a.String()
-		if why := netproxy.NonPublic(a); why != "" {
-			s += " (" + why + ")"
-		}
-		d.Addrs = append(d.Addrs, s)
+		d.Addrs = append(d.Addrs, a.String()) // public: the proxy refused any other unasked
 	}
 	d.Reason = fmt.Sprintf("%s connects to %s; no [policy.network] rule covers it", d.From, hp)
-	if r.NonPublic {
-		d.Reason += "; it resolves to an address on this machine or its network"
-	}
 	title := "connect to " + hp
 	req := c.ask(PermissionAsked{Kind: "network", Policy: &d,
 		ToolCall: acp.ToolCallUpdate{Title: &title, Kind: acp.Ptr(acp.ToolKindFetch), RawInput: map[string]any{"host": r.Host, "port": r.Port}}})
@@ -115,7 +108,9 @@ func (c *Client) askConnection(ctx context.Context, r netproxy.Request, nd netpr
 			rule = g.Rule()
 		}
 	}
-	return netproxy.Decision{Verdict: netproxy.Allow, By: rep.by, Rule: rule, NamesHost: true}
+	// An answer never names the host for the proxy's non-public check: the addresses asked
+	// about were public, and a later answer from DNS must be checked again.
+	return netproxy.Decision{Verdict: netproxy.Allow, By: rep.by, Rule: rule}
 }
 
 // recordConnection writes the audit record and tells the pane of a refused connection.

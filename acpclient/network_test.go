@@ -18,7 +18,7 @@ import (
 )
 
 // proxyFor starts a network proxy deciding through h's client, with *.acpterm.test resolving
-// to 127.0.0.1, and one endpoint for terminal term-7.
+// to 127.0.0.1 standing for a public address, and one endpoint for terminal term-7.
 func proxyFor(t *testing.T, h *harness) *netproxy.Endpoint {
 	t.Helper()
 	_, ep := proxyAndEndpoint(t, h)
@@ -29,7 +29,8 @@ func proxyAndEndpoint(t *testing.T, h *harness) (*netproxy.Proxy, *netproxy.Endp
 	t.Helper()
 	decide, ask, audit := h.c.ProxyOptions()
 	p, err := netproxy.New(netproxy.Options{Dir: t.TempDir(), Decide: decide, Ask: ask, Audit: audit,
-		Resolver: &netproxy.TestResolver{Hosts: map[string][]netip.Addr{"*.acpterm.test": {netip.MustParseAddr("127.0.0.1")}}}})
+		Resolver: &netproxy.TestResolver{Hosts: map[string][]netip.Addr{"*.acpterm.test": {netip.MustParseAddr("127.0.0.1")}},
+			Public: map[string]bool{"*.acpterm.test": true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +100,8 @@ func TestNetworkQuestionAllowSessionThenGrant(t *testing.T) {
 	ask := h.waitFor(&from, "network question", isNetworkAsk).(PermissionAsked)
 	d := ask.Policy
 	if *ask.ToolCall.Title != "connect to "+hp || d.Host != "new.acpterm.test" || d.Port != port || d.From != "terminal term-7: go mod download" ||
-		strings.Join(d.Addrs, ",") != "127.0.0.1 (loopback)" || d.Rule != permissions.NetworkUnmatchedRule ||
-		d.Reason != "terminal term-7: go mod download connects to "+hp+"; no [policy.network] rule covers it; it resolves to an address on this machine or its network" {
+		strings.Join(d.Addrs, ",") != "127.0.0.1" || d.Rule != permissions.NetworkUnmatchedRule ||
+		d.Reason != "terminal term-7: go mod download connects to "+hp+"; no [policy.network] rule covers it" {
 		t.Fatalf("question %+v / %+v", ask, d)
 	}
 	select {
@@ -206,7 +207,8 @@ func TestAgentConnections(t *testing.T) {
 	h := start(t, setup{policy: func(p *config.Policy) { p.Network.AgentAllow = []string{"model.acpterm.test"} }})
 	decide, ask, audit := h.c.ProxyOptions()
 	p, err := netproxy.New(netproxy.Options{Dir: t.TempDir(), Decide: decide, Ask: ask, Audit: audit,
-		Resolver: &netproxy.TestResolver{Hosts: map[string][]netip.Addr{"*.acpterm.test": {netip.MustParseAddr("127.0.0.1")}}}})
+		Resolver: &netproxy.TestResolver{Hosts: map[string][]netip.Addr{"*.acpterm.test": {netip.MustParseAddr("127.0.0.1")}},
+			Public: map[string]bool{"*.acpterm.test": true}}})
 	if err != nil {
 		t.Fatal(err)
 	}

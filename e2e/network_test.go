@@ -15,7 +15,8 @@ import (
 // The network proxy end to end: a sandboxed command (curl, run by the scripted agent) whose
 // only way out is acpterm's proxy. Its "remote" server is on 127.0.0.1, and acpterm's test
 // resolver (ACPTERM_TEST_RESOLVE, names under acpterm.test only) maps the test's host names
-// to it.
+// to it: names under lan.acpterm.test are what 127.0.0.1 is (loopback: refused unless a rule
+// names them), the other names stand for public hosts.
 
 // helloHandler answers "hello from HOST/PATH" (the Host header the client sent).
 func helloHandler() http.Handler {
@@ -32,7 +33,7 @@ func netEnv(t *testing.T, network string) (*testEnv, int) {
 	srv := httptest.NewServer(helloHandler())
 	t.Cleanup(srv.Close)
 	e := newEnv(t)
-	e.extraEnv = append(e.extraEnv, "ACPTERM_TEST_RESOLVE=*.acpterm.test=127.0.0.1")
+	e.extraEnv = append(e.extraEnv, "ACPTERM_TEST_RESOLVE=*.acpterm.test=public:127.0.0.1;*.lan.acpterm.test=127.0.0.1")
 	e.writeConfig(`[sandbox]
 mode = "required"
 network = "proxy"
@@ -55,7 +56,7 @@ func TestTUINetworkAskAllow(t *testing.T) {
 	tm.waitFor("Permission 1 of 1 · Connect?")
 	scr := tm.waitFor(fmt.Sprintf("host: new.acpterm.test:%d", port))
 	for _, w := range []string{fmt.Sprintf("connect to new.acpterm.test:%d", port), "from: terminal term-1: curl -sS http://new.acpterm.test",
-		"addr: 127.0.0.1 (loopback)", "a/1   Allow once", "s/2   Allow for this session", "S/3   Save as rule", "d/4   Deny"} {
+		"addr: 127.0.0.1", "a/1   Allow once", "s/2   Allow for this session", "S/3   Save as rule", "d/4   Deny"} {
 		if !strings.Contains(scr, w) {
 			t.Fatalf("the question lacks %q:\n%s", w, scr)
 		}
@@ -160,10 +161,10 @@ func TestHeadlessSandboxedAgentNetwork(t *testing.T) {
 // resolves to 127.0.0.1) is refused unless an allow rule names it exactly; so is an IP
 // literal, even with unmatched = "allow".
 func TestHeadlessNetworkRebindingRefused(t *testing.T) {
-	e, port := netEnv(t, `allow = ["exact.acpterm.test", "*.wild.acpterm.test"]
+	e, port := netEnv(t, `allow = ["exact.lan.acpterm.test", "*.wild.lan.acpterm.test"]
 unmatched = "allow"`)
-	line := fmt.Sprintf("termnoperm curl -sS http://exact.acpterm.test:%[1]d/a; echo; curl -sS http://x.wild.acpterm.test:%[1]d/b; echo; "+
-		"curl -sS http://other.acpterm.test:%[1]d/c; echo; curl -sS --noproxy '' http://127.0.0.1:%[1]d/d", port)
+	line := fmt.Sprintf("termnoperm curl -sS http://exact.lan.acpterm.test:%[1]d/a; echo; curl -sS http://x.wild.lan.acpterm.test:%[1]d/b; echo; "+
+		"curl -sS http://other.lan.acpterm.test:%[1]d/c; echo; curl -sS --noproxy '' http://127.0.0.1:%[1]d/d", port)
 	r := e.run("--headless", "--prompt", line, "--", scriptAgent(t))
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -173,10 +174,41 @@ unmatched = "allow"`)
 			"only an allow rule naming %[1]s exactly reaches it)", host, port)
 	}
 	// The 403 bodies end with a newline, the hello does not; echo adds one after each.
-	want := fmt.Sprintf("hello from exact.acpterm.test:%d/a\n", port) + refused("x.wild.acpterm.test") + "\n\n" +
-		refused("other.acpterm.test") + "\n\n" + refused("127.0.0.1") + "\n"
+	want := fmt.Sprintf("hello from exact.lan.acpterm.test:%d/a\n", port) + refused("x.wild.lan.acpterm.test") + "\n\n" +
+		refused("other.lan.acpterm.test") + "\n\n" + refused("127.0.0.1") + "\n"
 	if w := fmt.Sprintf("exit=0 truncated=false output=%q", want); !strings.Contains(r.stdout, w) {
 		t.Fatalf("headless output lacks %s:\n%s", w, r.stdout)
+	}
+}
+
+// Non-public addresses are refused before anyone is asked: with unmatched = "ask" and
+// --approve allow, an IP literal of this machine in any spelling (IPv4-mapped IPv6, 0.0.0.0,
+// the IPv6 loopback) and a name resolving to loopback get the proxy's refusal, and no question
+// is printed.
+func TestHeadlessNetworkNonPublicNotAsked(t *testing.T) {
+	e, port := netEnv(t, ``)
+	line := fmt.Sprintf("termnoperm for u in 'http://[::ffff:127.0.0.1]:%[1]d/a' http://0.0.0.0:%[1]d/b 'http://[::1]:%[1]d/c' http://intra.lan.acpterm.test:%[1]d/d; "+
+		"do curl -sS --noproxy '' \"$u\"; done", port)
+	r := e.run("--headless", "--approve", "allow", "--prompt", line, "--", scriptAgent(t))
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	refused := func(host, hp, addr string) string {
+		return fmt.Sprintf("acpterm: connection to %s refused by [policy.network] (non-public address: %s; only an allow rule naming %s exactly reaches it)\n", hp, addr, host)
+	}
+	want := refused("127.0.0.1", fmt.Sprintf("127.0.0.1:%d", port), "127.0.0.1 (loopback)") +
+		refused("0.0.0.0", fmt.Sprintf("0.0.0.0:%d", port), "0.0.0.0 (unspecified)") +
+		refused("::1", fmt.Sprintf("[::1]:%d", port), "::1 (loopback)") +
+		refused("intra.lan.acpterm.test", fmt.Sprintf("intra.lan.acpterm.test:%d", port), "127.0.0.1 (loopback)")
+	if w := fmt.Sprintf("exit=0 truncated=false output=%q", want); !strings.Contains(r.stdout, w) {
+		t.Fatalf("headless output lacks %s:\n%s", w, r.stdout)
+	}
+	if strings.Contains(r.stdout, "[permission] fetch") || strings.Contains(r.stdout, "hello from") {
+		t.Fatalf("a non-public address was asked about or reached:\n%s", r.stdout)
+	}
+	audit := readAudit(t, e)
+	if strings.Count(audit, `"kind":"net"`) != 4 || strings.Count(audit, `"kind":"net","verdict":"deny"`) != 4 || strings.Count(audit, `"by":"proxy"`) != 4 {
+		t.Fatalf("audit log:\n%s", audit)
 	}
 }
 

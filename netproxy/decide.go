@@ -97,33 +97,32 @@ func (c *conn) open(ctx context.Context, host string, port int) (net.Conn, *refu
 	}
 	req.Addrs = addrs
 	var nonPublic []string
+	standIn, _ := p.o.Resolver.(publicStandIn)
 	for _, a := range addrs {
-		if why := NonPublic(a); why != "" {
+		if why := NonPublic(a); why != "" && (standIn == nil || !standIn.PublicStandIn(h)) {
 			nonPublic = append(nonPublic, a.String()+" ("+why+")")
 		}
 	}
-	req.NonPublic = len(nonPublic) > 0
+	// A non-public address is refused before anyone is asked: only a rule naming the host
+	// exactly reaches it (an answer to a question, a grant or --approve never does, so a name
+	// that rebinds to the user's machine or LAN after one approval stays out).
+	if len(nonPublic) > 0 && !d.NamesHost {
+		c.rec.Verdict, c.rec.By = Deny, "proxy"
+		c.rec.Rule = "non-public address: " + strings.Join(nonPublic, ", ") + "; only an allow rule naming " + h + " exactly reaches it"
+		return nil, &refusal{kind: refusedPolicy, msg: PolicyMessage(req.HostPort(), c.rec.Rule)}
+	}
 
 	if d.Verdict == Ask {
 		if p.o.Ask == nil {
 			d = Decision{Verdict: Deny, By: "proxy", Rule: d.Rule + "; nobody to ask"}
 		} else {
 			d = p.o.Ask(ctx, req, d)
-			if d.Verdict == Allow && req.NonPublic {
-				// The person was shown the addresses (Request.NonPublic) and said yes.
-				d.NamesHost = true
-			}
 		}
 		c.setDecision(d)
 		if d.Verdict != Allow {
 			c.rec.Verdict = Deny
 			return nil, &refusal{kind: refusedPolicy, msg: PolicyMessage(req.HostPort(), d.Rule)}
 		}
-	}
-	if req.NonPublic && !d.NamesHost {
-		c.rec.Verdict, c.rec.By = Deny, "proxy"
-		c.rec.Rule = "non-public address: " + strings.Join(nonPublic, ", ") + "; only an allow rule naming " + h + " exactly reaches it"
-		return nil, &refusal{kind: refusedPolicy, msg: PolicyMessage(req.HostPort(), c.rec.Rule)}
 	}
 	c.rec.Verdict = Allow
 
@@ -148,6 +147,12 @@ func (c *conn) open(ctx context.Context, host string, port int) (net.Conn, *refu
 
 func (c *conn) setDecision(d Decision) {
 	c.rec.Verdict, c.rec.By, c.rec.Rule = d.Verdict, d.By, d.Rule
+}
+
+// publicStandIn is implemented by a test resolver whose loopback answers stand for public
+// addresses (TestResolver.Public).
+type publicStandIn interface {
+	PublicStandIn(host string) bool
 }
 
 // resolve returns host's addresses: an IP literal is itself; a name goes to the resolver once.

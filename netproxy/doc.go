@@ -32,7 +32,8 @@
 // anything is resolved; an allowed or asked-about name is then resolved once (Options.Resolver,
 // the system resolver by default), and every address is checked: a private, loopback, link-local
 // or otherwise non-public address (see NonPublic) is refused unless the deciding rule names this
-// host exactly (Decision.NamesHost) or a person approved it having been shown the addresses. The
+// host exactly (Decision.NamesHost); it is refused before Options.Ask, so no answer to a
+// question (nor headless --approve) ever reaches the user's machine or LAN. The
 // proxy then dials exactly the checked addresses, so a second answer from DNS (rebinding) can
 // never be what is reached.
 //

@@ -57,9 +57,17 @@ func TestNonPublic(t *testing.T) {
 }
 
 func TestParseTestResolver(t *testing.T) {
-	r, err := ParseTestResolver("*.acpterm.test=127.0.0.1; exact.acpterm.test=127.0.0.2,::1")
+	r, err := ParseTestResolver("*.acpterm.test=127.0.0.1; exact.acpterm.test=127.0.0.2,::1; *.pub.acpterm.test=public:127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if as, err := r.LookupNetIP(t.Context(), "ip", "a.pub.acpterm.test"); err != nil || len(as) != 1 || as[0] != loopback {
+		t.Fatalf("public lookup %v %v", as, err)
+	}
+	for host, want := range map[string]bool{"a.pub.acpterm.test": true, "pub.acpterm.test": false, "exact.acpterm.test": false, "x.acpterm.test": false, "golang.org": false} {
+		if got := r.PublicStandIn(host); got != want {
+			t.Errorf("PublicStandIn(%s) = %v, want %v", host, got, want)
+		}
 	}
 	as, err := r.LookupNetIP(t.Context(), "ip", "a.b.acpterm.test")
 	if err != nil || len(as) != 1 || as[0] != loopback {
@@ -72,7 +80,7 @@ func TestParseTestResolver(t *testing.T) {
 	if _, err := r.LookupNetIP(t.Context(), "ip", "golang.org"); err == nil {
 		t.Fatal("a real name resolved through the test resolver")
 	}
-	for _, bad := range []string{"golang.org=127.0.0.1", "x.acpterm.test=10.0.0.1", "x.acpterm.test"} {
+	for _, bad := range []string{"golang.org=127.0.0.1", "x.acpterm.test=10.0.0.1", "x.acpterm.test", "x.acpterm.test=public:10.0.0.1"} {
 		if _, err := ParseTestResolver(bad); err == nil {
 			t.Errorf("ParseTestResolver(%q) accepted", bad)
 		}

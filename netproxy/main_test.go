@@ -47,6 +47,7 @@ type harnessOpts struct {
 	decide func(Request) Decision
 	ask    func(context.Context, Request, Decision) Decision
 	hosts  map[string][]netip.Addr // test resolver; nil: *.acpterm.test → 127.0.0.1
+	public bool                    // every entry of hosts stands for a public address (TestResolver.Public)
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -55,12 +56,16 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	if hosts == nil {
 		hosts = map[string][]netip.Addr{"*.acpterm.test": {loopback}}
 	}
+	public := map[string]bool{}
+	for k := range hosts {
+		public[k] = o.public
+	}
 	h := &harness{recCh: make(chan Record, 64)}
 	p, err := New(Options{
 		Dir:      t.TempDir(),
 		Decide:   o.decide,
 		Ask:      o.ask,
-		Resolver: &TestResolver{Hosts: hosts},
+		Resolver: &TestResolver{Hosts: hosts, Public: public},
 		Audit: func(r Record) {
 			h.mu.Lock()
 			h.records = append(h.records, r)

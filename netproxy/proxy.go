@@ -64,10 +64,8 @@ type Request struct {
 	// request) or "socks5".
 	Protocol string
 	// Addrs are the host's addresses as resolved (Options.Ask only; nil for Options.Decide).
+	// They are all public: a non-public one is refused before anyone is asked.
 	Addrs []netip.Addr
-	// NonPublic reports that some address in Addrs is private, loopback, link-local or
-	// otherwise not public (Options.Ask only): approving it reaches the user's machine or LAN.
-	NonPublic bool
 }
 
 // HostPort is "host:port" (IPv6 in brackets).

@@ -378,6 +378,7 @@ func TestAskHoldsConnectionThenAllowOrDeny(t *testing.T) {
 	}
 	asked := make(chan question)
 	h := newHarness(t, harnessOpts{
+		public: true,
 		decide: func(r Request) Decision {
 			return Decision{Verdict: Ask, By: "policy", Rule: "[policy.network] unmatched"}
 		},
@@ -413,7 +414,7 @@ func TestAskHoldsConnectionThenAllowOrDeny(t *testing.T) {
 		}()
 		q := <-asked
 		if q.r.Host != "new.acpterm.test" || q.r.Port != port(t, srv) || q.r.Identity.Terminal != "term-1" ||
-			!q.r.NonPublic || len(q.r.Addrs) != 1 || q.r.Addrs[0] != loopback {
+			len(q.r.Addrs) != 1 || q.r.Addrs[0] != loopback {
 			t.Fatalf("question %+v", q.r)
 		}
 		// Held, not failed: no answer has reached the client yet.
@@ -448,6 +449,7 @@ func TestAskWithdrawnWhenClientLeaves(t *testing.T) {
 	withdrawn := make(chan string, 1)
 	asked := make(chan struct{})
 	h := newHarness(t, harnessOpts{
+		public: true,
 		decide: func(r Request) Decision { return Decision{Verdict: Ask, By: "policy", Rule: "unmatched"} },
 		ask: func(ctx context.Context, r Request, d Decision) Decision {
 			close(asked)
@@ -476,6 +478,56 @@ func TestAskWithdrawnWhenClientLeaves(t *testing.T) {
 	}
 	if r := h.record(t); r.Verdict != Deny || r.By != "cancel" {
 		t.Fatalf("record = %+v", r)
+	}
+}
+
+// A non-public address (a name resolving to one, or an IP literal in any spelling: mapped
+// IPv6, 0.0.0.0, private, link-local) is refused before anyone is asked, whatever the answer
+// would have been; only a rule naming the host exactly reaches it.
+func TestNonPublicRefusedBeforeAsking(t *testing.T) {
+	srv := tlsServer(t, http.HandlerFunc(hello))
+	p := strconv.Itoa(port(t, srv))
+	var asked atomic.Int32
+	h := newHarness(t, harnessOpts{
+		hosts: map[string][]netip.Addr{"lan.acpterm.test": {netip.MustParseAddr("192.168.1.7")}, "*.acpterm.test": {loopback}},
+		decide: func(r Request) Decision {
+			return Decision{Verdict: Ask, By: "policy", Rule: "[policy.network] unmatched"}
+		},
+		ask: func(ctx context.Context, r Request, d Decision) Decision {
+			asked.Add(1)
+			return Decision{Verdict: Allow, By: "approve-flag", Rule: "--approve allow"}
+		},
+	})
+	for _, c := range []struct{ dest, host, addr string }{
+		{"new.acpterm.test:" + p, "new.acpterm.test", "127.0.0.1 (loopback)"},
+		{"lan.acpterm.test:" + p, "lan.acpterm.test", "192.168.1.7 (private)"},
+		{"[::ffff:127.0.0.1]:" + p, "127.0.0.1", "127.0.0.1 (loopback)"},
+		{"0.0.0.0:" + p, "0.0.0.0", "0.0.0.0 (unspecified)"},
+		{"[::]:" + p, "::", ":: (unspecified)"},
+		{"10.1.2.3:" + p, "10.1.2.3", "10.1.2.3 (private)"},
+		{"169.254.169.254:80", "169.254.169.254", "169.254.169.254 (link-local)"},
+		{"[fe80::1]:80", "fe80::1", "fe80::1 (link-local)"},
+		{"[64:ff9b::7f00:1]:80", "64:ff9b::7f00:1", "64:ff9b::7f00:1 (loopback (through NAT64))"},
+	} {
+		resp, body, _, _ := rawConnect(t, h.ep, c.dest)
+		hp := net.JoinHostPort(c.host, c.dest[strings.LastIndex(c.dest, ":")+1:])
+		want := fmt.Sprintf("acpterm: connection to %s refused by [policy.network] (non-public address: %s; only an allow rule naming %s exactly reaches it)\n", hp, c.addr, c.host)
+		if resp.StatusCode != 403 || body != want {
+			t.Errorf("CONNECT %s: got %d %q\nwant 403 %q", c.dest, resp.StatusCode, body, want)
+		}
+		if r := h.record(t); r.Verdict != Deny || r.By != "proxy" || r.Addr.IsValid() {
+			t.Errorf("CONNECT %s: record = %+v", c.dest, r)
+		}
+	}
+	if n := asked.Load(); n != 0 {
+		t.Fatalf("asked %d times about non-public addresses", n)
+	}
+	// A rule naming the host exactly reaches it.
+	h2 := newHarness(t, harnessOpts{decide: rules("new.acpterm.test")})
+	if resp, _, c, _ := rawConnect(t, h2.ep, "new.acpterm.test:"+p); resp.StatusCode != 200 {
+		t.Fatalf("named host: %s", resp.Status)
+	} else {
+		c.Close()
 	}
 }
 

@@ -22,8 +22,10 @@ type HostDecision struct {
 	Rule string `json:"rule"`
 	// Reason is one readable line.
 	Reason string `json:"reason"`
-	// Exact reports that the allowing rule or grant names this host exactly (no wildcard, not
-	// "unmatched"): the proxy then also reaches it at a private, loopback or link-local address.
+	// Exact reports that the allowing [policy.network] allow rule names this host exactly (no
+	// wildcard, not "unmatched", not a grant): the proxy then also reaches it at a private,
+	// loopback or link-local address. A grant is made from an answer about public addresses,
+	// so it never is Exact (a name rebinding to the user's machine later stays out).
 	Exact bool `json:"exact,omitempty"`
 	// Grant is the id of the grant that allowed it, if any.
 	Grant string `json:"grant,omitempty"`
@@ -65,7 +67,7 @@ func HostPort(host string, port int) string { return net.JoinHostPort(host, strc
 // brackets: as the proxy normalised it) and port for session: a deny rule refuses; an allow
 // rule allows; else a host grant (session or saved) allows; else [policy.network] unmatched
 // decides. It does not resolve the name: the proxy checks the addresses (non-public ones need
-// Exact).
+// Exact, and are refused before anyone is asked).
 func (e *Engine) DecideHost(session, host string, port int) HostDecision {
 	np := e.net
 	hp := HostPort(host, port)
@@ -81,7 +83,7 @@ func (e *Engine) DecideHost(session, host string, port int) HostDecision {
 		}
 	}
 	if g, ok := e.grants.AllowsHost(session, host, port); ok {
-		return HostDecision{Verdict: Allow, Rule: g.Rule(), Grant: g.ID, Exact: true, Reason: fmt.Sprintf("%s is allowed by grant %s", hp, g.ID)}
+		return HostDecision{Verdict: Allow, Rule: g.Rule(), Grant: g.ID, Reason: fmt.Sprintf("%s is allowed by grant %s", hp, g.ID)}
 	}
 	return HostDecision{Verdict: np.unmatched, Rule: NetworkUnmatchedRule,
 		Reason: fmt.Sprintf("no [policy.network] rule covers %s (unmatched = %q)", hp, np.unmatched)}

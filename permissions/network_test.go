@@ -63,7 +63,7 @@ func TestHostGrants(t *testing.T) {
 	if g.Rule() != "grant: host api.example.com:443" || g.Saved || g.Session != "s1" {
 		t.Fatalf("grant %+v (%s)", g, g.Rule())
 	}
-	if d := e.DecideHost("s1", "api.example.com", 443); d.Verdict != Allow || d.Grant != g.ID || !d.Exact || d.Rule != g.Rule() {
+	if d := e.DecideHost("s1", "api.example.com", 443); d.Verdict != Allow || d.Grant != g.ID || d.Exact || d.Rule != g.Rule() {
 		t.Errorf("granted host: %+v", d)
 	}
 	for _, c := range []struct {
