@@ -159,6 +159,8 @@ func helperMain() int {
 		}
 	}
 
+	h.untraceable()
+
 	if err := checkFDs(); err != nil {
 		h.missing("fds", err.Error())
 	} else {
@@ -497,8 +499,34 @@ func goCacheRedirect(env []string, spec *Spec) string {
 	return spec.TempDir + "/go-build"
 }
 
+// untraceable keeps the command from inspecting or changing the helper through /proc
+// (/proc/1/mem, /proc/1/environ, which still holds the request): the helper becomes
+// non-dumpable, so only a holder of CAP_SYS_PTRACE in its user namespace passes the
+// kernel's ptrace access check, and CAP_SYS_PTRACE leaves the bounding set, so a command
+// running as uid 0 does not get it at execve. The seccomp layer refuses ptrace itself.
+// A failure is reported as a missing pid_ns layer (the init of the namespace is what is
+// exposed).
+func (h *helper) untraceable() {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		h.missing("pid_ns", "prctl(PR_SET_DUMPABLE, 0): "+err.Error())
+		h.rep.Layers.PidNS = false
+		return
+	}
+	if v, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || v != 0 {
+		h.missing("pid_ns", "the helper is still dumpable")
+		h.rep.Layers.PidNS = false
+		return
+	}
+	_ = unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0, 0, 0)
+	if v, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, unix.CAP_SYS_PTRACE, 0, 0, 0); err == nil && v == 1 && os.Geteuid() == 0 {
+		h.missing("pid_ns", "CAP_SYS_PTRACE could not be dropped from the bounding set")
+		h.rep.Layers.PidNS = false
+	}
+}
+
 // checkSeccomp confirms ioctl(TIOCSTI) is refused with EPERM (on /dev/null, where the
-// call would otherwise fail with ENOTTY and type nothing).
+// call would otherwise fail with ENOTTY and type nothing) and so is ptrace(PTRACE_ATTACH)
+// of pid 0 (ESRCH otherwise: no process is touched).
 func checkSeccomp() error {
 	fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -509,6 +537,9 @@ func checkSeccomp() error {
 	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCSTI, uintptr(unsafe.Pointer(&c)))
 	if e != unix.EPERM {
 		return fmt.Errorf("ioctl(TIOCSTI) was not refused (got %v)", e)
+	}
+	if _, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_ATTACH, 0, 0, 0, 0, 0); e != unix.EPERM {
+		return fmt.Errorf("ptrace(PTRACE_ATTACH) was not refused (got %v)", e)
 	}
 	return nil
 }

@@ -25,9 +25,15 @@ func lowEqual(arg uint32, v uint32) seccomp.ArgumentConditions {
 	return conds
 }
 
+// traceSyscalls are refused outright (EPERM): with them a sandboxed process could stop
+// or rewrite the helper, its PID namespace's init (ptrace, process_vm_writev), read its
+// memory (process_vm_readv) or take its descriptors, the status pipe among them
+// (pidfd_getfd). gdb, strace and LeakSanitizer do not work inside the sandbox.
+var traceSyscalls = []string{"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd"}
+
 // loadSeccomp installs, on every thread, a filter refusing (EPERM) ioctl TIOCSTI and
-// TIOCLINUX and, with unixOff, socket(AF_UNIX) (path sockets reach outside an empty network
-// namespace); and a second filter refusing every syscall of a foreign architecture
+// TIOCLINUX, the traceSyscalls and, with unixOff, socket(AF_UNIX) (path sockets reach
+// outside an empty network namespace); and a second filter refusing every syscall of a foreign architecture
 // (go-seccomp-bpf gives those its default action, here allow, and a 32-bit ioctl would
 // bypass the first filter).
 func loadSeccomp(unixOff bool) error {
@@ -43,7 +49,10 @@ func loadSeccomp(unixOff bool) error {
 		Flag:       seccomp.FilterFlagTSync,
 		Policy: seccomp.Policy{
 			DefaultAction: seccomp.ActionAllow,
-			Syscalls:      []seccomp.SyscallGroup{{Action: seccomp.ActionErrno, NamesWithCondtions: conds}},
+			Syscalls: []seccomp.SyscallGroup{
+				{Action: seccomp.ActionErrno, NamesWithCondtions: conds},
+				{Action: seccomp.ActionErrno, Names: traceSyscalls},
+			},
 		},
 	}
 	if err := seccomp.LoadFilter(f); err != nil {
