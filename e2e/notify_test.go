@@ -83,9 +83,9 @@ func TestTUINotifications(t *testing.T) {
 	}
 	tm.keys("a")
 	tm.waitFor("permission outcome: selected allow-once")
-	out := waitOutput(t, read, "\x1b]2;acpterm · needs approval\a", "\x1b]2;acpterm\a",
+	waitOutput(t, read, "\x1b]2;acpterm · needs approval\a", "\x1b]2;acpterm\a",
 		"\a\x1b]9;acpterm: prompt turn finished after ")
-	out = waitOutput(t, read, "\x1b]2;acpterm · turn finished\a")
+	out := waitOutput(t, read, "\x1b]2;acpterm · turn finished\a")
 	// The turn lasted as long as the approval took to answer: whole seconds, the same in both.
 	if m := turnDoneRE.FindStringSubmatch(out); m == nil || m[1] != m[2] {
 		t.Fatalf("the turn's end is not notified by OSC 9 and OSC 777 with one duration: %q", tail(out, 600))
