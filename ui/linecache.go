@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"charm.land/lipgloss/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -41,8 +42,33 @@ func (lc *lineCache) draw(scr uv.Screen, r uv.Rectangle, s string) {
 		b = &sb
 		lc.lines[s] = b
 	}
+	if cv, ok := scr.(*lipgloss.Canvas); ok && copyRow(cv, r, b.Line(0)) {
+		return
+	}
 	for x := r.Min.X; x < r.Max.X; x++ {
 		scr.SetCell(x, r.Min.Y, nil) // as drawText: the row is cleared first
 	}
 	b.Draw(scr, r)
+}
+
+// copyRow copies the cells of row into the one-row r of cv (len(row) == r.Dx()), which gives
+// the cells that clearing r and drawing row there cell by cell gives, when no cell of r is part
+// of a wide cell (clearing one would also blank its other columns, possibly outside r). It
+// reports false, changing nothing, when that does not hold or r is not inside cv. Writing the
+// cells in place skips the canvas's change tracking, which nothing reads (a canvas is copied
+// whole to the screen).
+func copyRow(cv *lipgloss.Canvas, r uv.Rectangle, row uv.Line) bool {
+	y := r.Min.Y
+	if r.Min.X < 0 || r.Max.X > cv.Width() || y < 0 || y >= cv.Height() || len(row) != r.Dx() {
+		return false
+	}
+	for x := r.Min.X; x < r.Max.X; x++ {
+		if c := cv.CellAt(x, y); c == nil || c.Width != 1 {
+			return false
+		}
+	}
+	for i := range row {
+		*cv.CellAt(r.Min.X+i, y) = row[i]
+	}
+	return true
 }

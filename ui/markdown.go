@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -130,6 +131,15 @@ type mdStream struct {
 	doneLines []string
 	donePart  string
 
+	// The growing block's separator: glamour's rendering of text[last:] is, for most blocks,
+	// that of text[last:done], then a separator, then the growing block's standalone rendering.
+	// Once that was checked for the growing block at done (sepAt), later frames render only the
+	// growing block, until its kind may have changed (sepKey, tailKey).
+	sepAt  int    // done+1 when sep was checked; 0: not checked
+	sepOK  bool   // the check held: sep is valid
+	sep    string // what the rendering of text[last:] holds between lastRaw and the growing block's
+	sepKey string // tailKey of the growing block when sep was checked
+
 	// block boundary scan
 	scan      int    // bytes of text examined (a line start)
 	cut       int    // the last block boundary found (≥ done)
@@ -152,6 +162,14 @@ func (s *mdStream) render(md *markdown, text string, width int) []string {
 		return splitNL(md.render(sanitize(text), width))
 	}
 	s.scanLines()
+	if s.cut > s.done && s.prevCut <= s.done && s.sepAt == s.done+1 && s.sepOK && s.sepKey == tailKey(text[s.done:s.cut]) {
+		// One block finished, and its separator is known: render it alone, which is also the
+		// standalone rendering the next step needs.
+		if g, ok := md.renderRaw(sanitize(text[s.done:s.cut]), width); ok {
+			s.doneLines, s.donePart = appendRaw(s.doneLines, s.donePart, s.sep+g)
+			s.last, s.done, s.lastRaw = s.done, s.cut, g
+		}
+	}
 	if s.cut > s.done {
 		piece, ok := s.add(md, s.cut)
 		if !ok {
@@ -173,7 +191,7 @@ func (s *mdStream) render(md *markdown, text string, width int) []string {
 	lines := slices.Clip(s.doneLines)
 	part := s.donePart
 	if s.done < len(text) {
-		piece, ok := s.add(md, len(text))
+		piece, ok := s.tail(md)
 		if !ok {
 			s.whole = true
 			return splitNL(md.render(sanitize(text), width))
@@ -212,6 +230,62 @@ func (s *mdStream) add(md *markdown, end int) (piece string, ok bool) {
 		return raw, true
 	}
 	return strings.CutPrefix(raw, s.lastRaw)
+}
+
+// tail returns what text[s.done:] adds to the rendering of text[:s.done], as add(md,
+// len(s.text)) does, rendering only the growing block when its separator is known to hold.
+func (s *mdStream) tail(md *markdown) (piece string, ok bool) {
+	if s.done == 0 {
+		return s.add(md, len(s.text))
+	}
+	grow := s.text[s.done:]
+	key := tailKey(grow)
+	if s.sepAt == s.done+1 && s.sepOK && s.sepKey == key {
+		g, ok := md.renderRaw(sanitize(grow), s.width)
+		if ok {
+			return s.sep + g, true
+		}
+	}
+	piece, ok = s.add(md, len(s.text))
+	if !ok {
+		return "", false
+	}
+	s.sepAt, s.sepKey, s.sepOK, s.sep = s.done+1, key, false, ""
+	if g, ok := md.renderRaw(sanitize(grow), s.width); ok && strings.HasSuffix(piece, g) {
+		s.sepOK, s.sep = true, piece[:len(piece)-len(g)]
+	}
+	return piece, true
+}
+
+// tailKey sums up what decides the kind of the block that starts text (a growing block): the
+// start of its first line (list marker, heading, fence, indentation) and the lines, the
+// incomplete last one included, that could turn it into something else (a setext underline, a
+// table's rows), with their text.
+func tailKey(text string) string {
+	first, rest, _ := strings.Cut(text, "\n")
+	if len(first) > 8 {
+		first = first[:8]
+	}
+	var b strings.Builder
+	b.WriteString(first)
+	for i := 1; rest != ""; i++ {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		if strings.ContainsRune(line, '|') || isUnderline(line) {
+			fmt.Fprintf(&b, "\n%d:%s", i, line)
+		}
+	}
+	return b.String()
+}
+
+// isUnderline reports whether line could be a setext heading underline or a thematic break (at
+// most three spaces, then only '=', '-', '*', '_' and spaces).
+func isUnderline(line string) bool {
+	l := strings.TrimLeft(line, " ")
+	if len(line)-len(l) > 3 || l == "" {
+		return false
+	}
+	return strings.Trim(l, "=-*_ \t\r") == ""
 }
 
 // appendRaw appends raw rendered text to lines (complete, right-trimmed) and part (the

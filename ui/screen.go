@@ -15,6 +15,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
@@ -275,7 +276,11 @@ func (s *screen) draw(src uv.Drawable, cur *tea.Cursor) {
 		s.cells.Resize(s.width, s.height)
 		s.cells.Clear()
 	}
-	src.Draw(s.cells, s.cells.Bounds())
+	if cv, ok := src.(*lipgloss.Canvas); ok && cv.Width() == s.width && cv.Height() == s.height {
+		s.copyChangedRows(cv)
+	} else {
+		src.Draw(s.cells, s.cells.Bounds())
+	}
 	s.r.Render(s.cells.RenderBuffer)
 	if cur != nil {
 		s.r.MoveTo(cur.X, cur.Y)
@@ -312,6 +317,46 @@ func (s *screen) draw(src uv.Drawable, cur *tea.Cursor) {
 	} else {
 		s.shown = nil
 	}
+}
+
+// copyChangedRows gives s.cells the cells of cv (of the same size) as cv.Draw would, skipping
+// the rows whose cells are all equal already: most rows of a frame are the rows of the last one,
+// and comparing cells as values is much cheaper than setting them one by one (which compares
+// their styles colour by colour to track what changed).
+func (s *screen) copyChangedRows(cv *lipgloss.Canvas) {
+	for y := 0; y < s.height; y++ {
+		if sameRow(cv, &s.cells, y, s.width) {
+			continue
+		}
+		// As uv.Buffer.Draw, for this row.
+		for x := 0; x < s.width; {
+			c := cv.CellAt(x, y)
+			if c == nil || c.IsZero() {
+				x++
+				continue
+			}
+			s.cells.SetCell(x, y, c)
+			x += max(c.Width, 1)
+		}
+	}
+}
+
+// sameRow reports whether row y of cv and of b hold equal cells (as values) in columns
+// [0, width). Colours whose type cannot be compared as values (none of x/ansi's or image/color's)
+// make it report false.
+func sameRow(cv *lipgloss.Canvas, b *uv.ScreenBuffer, y, width int) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	for x := 0; x < width; x++ {
+		c, p := cv.CellAt(x, y), b.CellAt(x, y)
+		if c == nil || p == nil || *c != *p {
+			return false
+		}
+	}
+	return true
 }
 
 // pagerRunning is set while an external program ($PAGER) has the terminal (screenExec.Run);
