@@ -191,6 +191,13 @@ func corpusCases() []corpusCase {
 		// they ask now (a bare assignment can be BASH_CMDS[x]=…, a read can fill an integer).
 		corpusSh("E20", "FOO=1; echo \"$FOO\"", Ask, "assigns a shell variable (FOO=…)"),
 		corpusSh("E21", "NO_COLOR=1 git status && LC_ALL=C grep -r x .", Allow, ""),
+		corpusSh("E21a", "LC_ALL=/tmp/x ls", Ask, "script sets LC_ALL=/tmp/x, a path: programs load locale data"),
+		corpusSh("E21b", "LANGUAGE=../../tmp ls", Ask, "script sets LANGUAGE=../../tmp, a path"),
+		corpusSh("E21c", "LC_MESSAGES=./loc git status", Ask, "LC_MESSAGES=./loc, a path"),
+		corpusSh("E21d", "env LOCPATH=loc ls", Deny, "LOCPATH (env assignment), which is on the env deny list"),
+		corpusSh("E21e", "NLSPATH=/tmp/%N ls", Deny, "NLSPATH (assignment), which is on the env deny list"),
+		corpusSh("E21f", "export LANG=/tmp/l; ls", Ask, "LANG=/tmp/l, a path"),
+		corpusSh("E21g", "LANG=C.UTF-8 LC_COLLATE=C grep -r x . && LANGUAGE=de:en ls", Allow, ""),
 		corpusSh("E22", "IFS= read -r l < README.md; echo \"$l\"", Ask, "builtin read is not on the list of builtins acpterm allows"),
 		corpusSh("E24", "set -o allexport; FOO=1; git status", Ask, "set -o allexport changes how the shell reads or runs later commands"),
 		corpusSh("E25", "set -euo pipefail; git status", Allow, ""),

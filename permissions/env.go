@@ -191,6 +191,9 @@ func (p *commandPolicy) buildEnv(vars []EnvVar, rt *cmdRuntime, dirs []string) (
 			fs = append(fs, finding{verdict: Deny, rule: "env: invalid value", reason: fmt.Sprintf("environment variable %s contains a NUL byte", v.Name)})
 			continue
 		}
+		if why, ok := localePath(v.Name, v.Value, true); ok {
+			fs = append(fs, finding{verdict: Ask, rule: "env: locale path", reason: "the agent sets " + why})
+		}
 		if _, ok := p.safeEnvValue(v.Name, v.Value, dirs); ok {
 			// A harmless value of a denied name (a plain pager, the cgo switch, PYTHONPATH
 			// inside the roots): allowed like a name on the allow list.
@@ -256,6 +259,29 @@ func appendGitConfig(kv []envKV, settings [][2]string) []envKV {
 		kv = append(kv, count)
 	}
 	return kv
+}
+
+// localePath reports a locale variable whose value makes the C library (and gettext) load
+// locale data or message catalogs from a path instead of the system's locale directories:
+// LOCPATH and NLSPATH (any value), LANG, LANGUAGE and LC_* with a "/" in the value (glibc
+// takes such a name as a path to a locale; gettext joins LANGUAGE's entries into catalog
+// paths). A value only known at run time may be one. It returns the reason.
+func localePath(name, value string, known bool) (string, bool) {
+	locale := name == "LANG" || name == "LANGUAGE" || strings.HasPrefix(name, "LC_")
+	switch {
+	case name == "LOCPATH" || name == "NLSPATH":
+		if known && value == "" {
+			return "", false
+		}
+		return fmt.Sprintf("%s, which makes programs load locale data from a path the command chooses", name), true
+	case !locale:
+		return "", false
+	case !known:
+		return fmt.Sprintf("%s to a value only known at run time, which may be a path to locale data", name), true
+	case strings.Contains(value, "/"):
+		return fmt.Sprintf("%s=%s, a path: programs load locale data or message catalogs from it", name, value), true
+	}
+	return "", false
 }
 
 // plainPagers are the pager commands a pager variable may name and still count as harmless:
@@ -334,6 +360,9 @@ func (p *commandPolicy) safeEnvValue(name, value string, dirs []string) (string,
 // of a denied name (safeEnvValue) is fine; otherwise the name is checked as usual (varName, and
 // exportName when exported).
 func (a *analyzer) envValue(name, value string, known bool, what string, exported bool) {
+	if why, ok := localePath(name, value, known); ok {
+		a.notes = append(a.notes, finding{verdict: Ask, rule: "env: locale path", reason: "script sets " + why, construct: "sets " + name})
+	}
 	if known {
 		if _, ok := a.pol.safeEnvValue(name, value, a.cwd.dirs); ok {
 			return

@@ -81,6 +81,10 @@ func TestBuildEnv(t *testing.T) {
 		{[]EnvVar{{"BASH_FUNC_ls", "() { id; }"}}, nil, nil, []string{"env deny: BASH_FUNC_*"}, ""},
 		{[]EnvVar{{"SECRET_TOKEN", "x"}}, nil, nil, []string{"env deny: SECRET_*"}, ""},
 		{[]EnvVar{{"", "x"}, {"A=B", "x"}}, nil, nil, []string{"env: invalid name", "env: invalid name"}, ""},
+		// A locale variable naming a path loads locale data from it.
+		{[]EnvVar{{"LC_ALL", "/tmp/x"}}, nil, nil, []string{"env: locale path"}, "the agent sets LC_ALL=/tmp/x, a path"},
+		{[]EnvVar{{"LANGUAGE", "../../tmp"}}, nil, nil, []string{"env: locale path"}, "LANGUAGE=../../tmp, a path"},
+		{[]EnvVar{{"LANG", "C.UTF-8"}, {"LC_ALL", "C"}}, nil, nil, nil, ""},
 	}
 	for _, c := range cases {
 		env, added, fs := p.buildEnv(c.vars, rt, nil)

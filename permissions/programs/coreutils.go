@@ -75,7 +75,8 @@ func writerTargets(tool string, args []Arg) Targets {
 					}
 				}
 				targets = append(targets, val)
-			case longAbbrev(name, "--output") && tool == "sort":
+			case (longAbbrev(name, "--output") || longAbbrev(name, "--temporary-directory")) && tool == "sort":
+				// sort -o FILE, and -T DIR where its temporary files go.
 				if !hasVal && i+1 < len(words) {
 					i++
 					val = words[i].S
@@ -95,7 +96,7 @@ func writerTargets(tool string, args []Arg) Targets {
 					continue
 				}
 				val := s[k+1:]
-				isTarget := s[k] == 't' && tool != "touch" && tool != "sort" || s[k] == 'o' && tool == "sort"
+				isTarget := s[k] == 't' && tool != "touch" && tool != "sort" || (s[k] == 'o' || s[k] == 'T') && tool == "sort"
 				if val == "" && i+1 < len(words) {
 					i++
 					val = words[i].S

@@ -17,5 +17,12 @@ func init() {
 		{Line: "sort -o .git/config f", Want: "deny", Reason: "sort writes .git/config"},
 		{Line: "sort --output=/etc/x f", Want: "deny", Reason: "sort writes /etc/x"},
 		{Line: "sort -o out.txt f", Want: "allow"},
+		{Line: "sort -T /tmp f", Want: "deny", Reason: "sort writes /tmp"},
+		{Line: "sort -T/tmp f", Want: "deny", Reason: "sort writes /tmp"},
+		{Line: "sort -uT /tmp f", Want: "deny", Reason: "sort writes /tmp"},
+		{Line: "sort --temporary-directory=/tmp f", Want: "deny", Reason: "sort writes /tmp"},
+		{Line: "sort --temp /tmp f", Want: "deny", Reason: "sort writes /tmp"},
+		{Line: "sort -T .git f", Want: "deny", Reason: "sort writes .git"},
+		{Line: "sort -T tmp -S 1G big.txt", Want: "allow"},
 	}})
 }
