@@ -291,6 +291,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	// are re-parented to acpterm so they can be found and reaped (acpclient's orphan reaper).
 	mo := terminals.ManagerOptions{MaxLive: cfg.Policy.MaxTerminals, KillGrace: cfg.Policy.KillGrace, Subreaper: true,
 		Sandbox: s.sandbox.spec}
+	mo.Watch, mo.Quarantine = s.sandbox.watch(getenv)
 	// The network proxy: the only way out of a sandboxed command's (network "proxy") or a
 	// sandboxed agent's (agent = true, network not "on") network namespace.
 	if s.sandbox.needsProxy(cfg) {

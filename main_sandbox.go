@@ -123,6 +123,26 @@ func sandboxFor(cfg *config.Config, flagMode string, getenv func(string) string,
 	return s, nil
 }
 
+// watch returns the protected paths a sandboxed command must not create (the ones that
+// do not exist cannot be bound read-only: see sandbox.WatchCandidates), acpterm's own
+// config file and directories among them, and the quarantine directory below acpterm's
+// state dir that created ones are moved into. Nil without a sandbox.
+func (s *sessionSandbox) watch(getenv func(string) string) ([]string, string) {
+	if s == nil || s.spec == nil {
+		return nil, ""
+	}
+	var extra []string
+	if d := config.ConfigDir(getenv); filepath.IsAbs(d) {
+		extra = append(extra, d, filepath.Join(d, "config.toml"))
+	}
+	q := ""
+	if d := config.StateDir(getenv); filepath.IsAbs(d) {
+		extra = append(extra, d)
+		q = filepath.Join(d, "quarantine")
+	}
+	return sandbox.WatchCandidates(s.spec, getenv("HOME"), extra), q
+}
+
 // refusal is the error of required mode when a layer is missing; "" when none is.
 func (s *sessionSandbox) refusal() string {
 	if s == nil || s.mode != sandbox.ModeRequired || s.report.Complete() {

@@ -43,6 +43,13 @@ type ManagerOptions struct {
 	// the function that stops serving it, called once the command's process tree is gone.
 	// Nil: the listener is closed at once, and the command has no way out at all.
 	Network func(id, label string, ln net.Listener) (stop func())
+	// Watch are protected paths a sandboxed command must not create (see
+	// sandbox.WatchCandidates): those absent when a terminal starts and present once its
+	// process tree is gone are moved into Quarantine, and SandboxDenial says so.
+	Watch []string
+	// Quarantine is the directory created protected paths are moved into (acpterm's state
+	// dir, which nothing sandboxed can write). "" with Watch set: they are deleted.
+	Quarantine string
 }
 
 // Manager starts terminals and keeps track of them.

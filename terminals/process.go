@@ -31,6 +31,9 @@ type procState struct {
 	spec *sandbox.Spec
 	// denial is what the command's output says the sandbox refused (Spec.Denial), set at exit.
 	denial atomic.Pointer[string]
+	// watch remembers which protected paths were absent at start (ManagerOptions.Watch).
+	watch      *sandbox.Watch
+	quarantine string
 	// netStop stops serving the sandbox's proxy listener (ManagerOptions.Network); nil: none.
 	netStop func()
 
@@ -164,6 +167,12 @@ func (t *Terminal) waiter(cmd *exec.Cmd) {
 		_ = cmd.Wait()
 		st = statusOf(cmd.ProcessState)
 	}
+	var swept []string
+	if t.watch != nil {
+		// Once the helper is reaped nothing of the command's PID namespace runs any more.
+		<-t.helperReaped
+		swept = t.watch.Sweep(t.quarantine)
+	}
 	close(t.leaderDone)
 	timer := time.NewTimer(DrainBound)
 	select {
@@ -177,7 +186,12 @@ func (t *Terminal) waiter(cmd *exec.Cmd) {
 	t.tr.Flush()
 	if t.spec != nil {
 		text, _ := t.tr.Snapshot()
-		if d := t.spec.Denial(text); d != "" {
+		d := t.spec.Denial(text)
+		if len(swept) > 0 {
+			d = strings.Join(append(swept, d), "; ")
+			d = strings.TrimSuffix(d, "; ")
+		}
+		if d != "" {
 			t.denial.Store(&d)
 		}
 	}

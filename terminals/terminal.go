@@ -134,6 +134,10 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 		spec.TTY = tty.Name()
 		t.spec = &spec
 		t.helperReaped = make(chan struct{})
+		if len(m.o.Watch) > 0 {
+			t.watch = sandbox.NewWatch(m.o.Watch, spec.Roots)
+			t.quarantine = m.o.Quarantine
+		}
 		t.sb, err = sandbox.Start(&spec, cmd)
 	} else {
 		err = cmd.Start()

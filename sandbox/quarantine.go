@@ -1,0 +1,163 @@
+package sandbox
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Neither Landlock nor a bind mount can stop a sandboxed process from creating a file that
+// does not exist yet inside a writable root (Landlock cannot exclude a name below a
+// writable directory, a bind needs an existing mount point, and creating a placeholder
+// would change what the host sees: an empty .git/commondir breaks git). Some of those
+// names make code run outside the sandbox the next time the host reads them: git follows a
+// new .git/commondir to a planted config (core.fsmonitor), reads a new config.worktree,
+// acpterm reads a new .acpterm.toml or its own config, a shell reads a new rc file. So
+// they are detected instead: a Watch lists the ones absent when a command starts, and
+// Sweep, once everything the command started has ended, moves every one that now exists
+// into a quarantine directory, where nothing reads it, and says what it removed.
+
+// WatchCandidates returns the paths a Watch watches for a spec: below each git directory
+// (spec.Pin) commondir, config.worktree and config; each root's .acpterm.toml; home's
+// RCFiles with .config/git/config and .config/fish/config.fish; and extra (acpterm's own
+// config and state directories). Only paths inside a writable root or spec.Write are
+// kept: Landlock already refuses creating anything elsewhere.
+func WatchCandidates(spec *Spec, home string, extra []string) []string {
+	var c []string
+	for _, g := range spec.Pin {
+		c = append(c, filepath.Join(g, "commondir"), filepath.Join(g, "config.worktree"), filepath.Join(g, "config"))
+	}
+	for _, r := range spec.Roots {
+		c = append(c, filepath.Join(r, ".acpterm.toml"))
+	}
+	if home != "" {
+		for _, f := range append(append([]string(nil), RCFiles...), ".config/git/config", ".config/fish/config.fish") {
+			c = append(c, filepath.Join(home, f))
+		}
+	}
+	c = append(c, extra...)
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range c {
+		if !filepath.IsAbs(p) || seen[p] {
+			continue
+		}
+		seen[p] = true
+		for _, w := range append(append([]string(nil), spec.Roots...), spec.Write...) {
+			if within(p, w) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Watch remembers, for one sandboxed command, which watched paths were absent and which
+// .git entries existed when it started.
+type Watch struct {
+	absent []string
+	gits   map[string]bool
+	roots  []string
+}
+
+// NewWatch records which of candidates (see WatchCandidates) do not exist now and every
+// .git directory or file in roots (node_modules not searched, at most walkLimit entries
+// per root). Call it before the command starts.
+func NewWatch(candidates, roots []string) *Watch {
+	g := &Watch{gits: map[string]bool{}, roots: roots}
+	for _, p := range candidates {
+		if _, err := os.Lstat(p); err != nil {
+			g.absent = append(g.absent, p)
+		}
+	}
+	for _, p := range gitEntries(roots) {
+		g.gits[p] = true
+	}
+	return g
+}
+
+// Watched returns the absent paths the watch holds.
+func (g *Watch) Watched() []string { return append([]string(nil), g.absent...) }
+
+// gitEntries returns every .git entry below roots.
+func gitEntries(roots []string) []string {
+	var out []string
+	for _, root := range roots {
+		n := 0
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if n++; n > walkLimit {
+				return fs.SkipAll
+			}
+			if d.Name() == ".git" {
+				out = append(out, p)
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+			} else if d.IsDir() && d.Name() == "node_modules" {
+				return fs.SkipDir
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// Sweep moves every watched path that exists now into quarantine (created 0700 when
+// missing), under a name made of the time and the path, and returns one message per path
+// it moved or failed to move ("sandbox: removed /p/.git/commondir, created by the sandboxed
+// command (moved to Q/…)"), and one warning per new .git directory or file in the roots (a
+// repository the command made: its hooks and config would run when git is used there; it is
+// left in place). Call it once nothing the command started runs any more. nil when nothing
+// was created.
+func (g *Watch) Sweep(quarantine string) []string {
+	var msgs []string
+	stamp := time.Now().UTC().Format("20060102T150405.000000000")
+	var created []string
+	for _, p := range g.absent {
+		if _, err := os.Lstat(p); err == nil {
+			created = append(created, p)
+		}
+	}
+	for _, p := range created {
+		if within(quarantine, p) {
+			// The command made a directory the quarantine lies in: nothing of it is kept.
+			if err := os.RemoveAll(p); err != nil {
+				msgs = append(msgs, fmt.Sprintf("sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here", p, err))
+			} else {
+				msgs = append(msgs, fmt.Sprintf("sandbox: removed %s, created by the sandboxed command", p))
+			}
+			continue
+		}
+		if _, err := os.Lstat(p); err != nil {
+			continue // inside one removed above
+		}
+		dst := filepath.Join(quarantine, stamp+strings.ReplaceAll(p, "/", "%"))
+		err := os.MkdirAll(quarantine, 0o700)
+		if err == nil {
+			err = os.Rename(p, dst)
+		}
+		if err != nil {
+			// Not movable: remove it, so the host never reads it.
+			if rerr := os.RemoveAll(p); rerr != nil {
+				msgs = append(msgs, fmt.Sprintf("sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here", p, rerr))
+				continue
+			}
+			msgs = append(msgs, fmt.Sprintf("sandbox: removed %s, created by the sandboxed command (it could not be kept: %v)", p, err))
+			continue
+		}
+		msgs = append(msgs, fmt.Sprintf("sandbox: removed %s, created by the sandboxed command (moved to %s)", p, dst))
+	}
+	for _, p := range gitEntries(g.roots) {
+		if !g.gits[p] {
+			msgs = append(msgs, fmt.Sprintf("sandbox: warning: the sandboxed command created the repository %s: its hooks and config run outside the sandbox when you use git in %s", p, filepath.Dir(p)))
+		}
+	}
+	return msgs
+}
