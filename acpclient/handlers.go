@@ -410,6 +410,7 @@ func (c *Client) adopt(t *terminals.Terminal, e TerminalStarted) error {
 		defer c.wg.Done()
 		<-t.Done()
 		st, _ := t.Exit()
+		c.reportSwept(t)
 		c.q.push(TerminalExited{ID: t.ID(), Status: st})
 	}()
 	return nil

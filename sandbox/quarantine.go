@@ -56,6 +56,16 @@ func WatchCandidates(spec *Spec, home string, extra []string) []string {
 	return out
 }
 
+// Swept is one finding of Sweep: the path and the message saying what was done.
+type Swept struct {
+	Path    string
+	Message string
+}
+
+func swept(p, format string, a ...any) Swept {
+	return Swept{Path: p, Message: fmt.Sprintf(format, a...)}
+}
+
 // Watch remembers, for one sandboxed command, which watched paths were absent and which
 // .git entries existed when it started.
 type Watch struct {
@@ -110,14 +120,14 @@ func gitEntries(roots []string) []string {
 }
 
 // Sweep moves every watched path that exists now into quarantine (created 0700 when
-// missing), under a name made of the time and the path, and returns one message per path
+// missing), under a name made of the time and the path, and returns one Swept per path
 // it moved or failed to move ("sandbox: removed /p/.git/commondir, created by the sandboxed
 // command (moved to Q/…)"), and one warning per new .git directory or file in the roots (a
 // repository the command made: its hooks and config would run when git is used there; it is
 // left in place). Call it once nothing the command started runs any more. nil when nothing
 // was created.
-func (g *Watch) Sweep(quarantine string) []string {
-	var msgs []string
+func (g *Watch) Sweep(quarantine string) []Swept {
+	var msgs []Swept
 	stamp := time.Now().UTC().Format("20060102T150405.000000000")
 	var created []string
 	for _, p := range g.absent {
@@ -129,9 +139,9 @@ func (g *Watch) Sweep(quarantine string) []string {
 		if within(quarantine, p) {
 			// The command made a directory the quarantine lies in: nothing of it is kept.
 			if err := os.RemoveAll(p); err != nil {
-				msgs = append(msgs, fmt.Sprintf("sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here", p, err))
+				msgs = append(msgs, swept(p, "sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here", p, err))
 			} else {
-				msgs = append(msgs, fmt.Sprintf("sandbox: removed %s, created by the sandboxed command", p))
+				msgs = append(msgs, swept(p, "sandbox: removed %s, created by the sandboxed command", p))
 			}
 			continue
 		}
@@ -146,17 +156,17 @@ func (g *Watch) Sweep(quarantine string) []string {
 		if err != nil {
 			// Not movable: remove it, so the host never reads it.
 			if rerr := os.RemoveAll(p); rerr != nil {
-				msgs = append(msgs, fmt.Sprintf("sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here", p, rerr))
+				msgs = append(msgs, swept(p, "sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here", p, rerr))
 				continue
 			}
-			msgs = append(msgs, fmt.Sprintf("sandbox: removed %s, created by the sandboxed command (it could not be kept: %v)", p, err))
+			msgs = append(msgs, swept(p, "sandbox: removed %s, created by the sandboxed command (it could not be kept: %v)", p, err))
 			continue
 		}
-		msgs = append(msgs, fmt.Sprintf("sandbox: removed %s, created by the sandboxed command (moved to %s)", p, dst))
+		msgs = append(msgs, swept(p, "sandbox: removed %s, created by the sandboxed command (moved to %s)", p, dst))
 	}
 	for _, p := range gitEntries(g.roots) {
 		if !g.gits[p] {
-			msgs = append(msgs, fmt.Sprintf("sandbox: warning: the sandboxed command created the repository %s: its hooks and config run outside the sandbox when you use git in %s", p, filepath.Dir(p)))
+			msgs = append(msgs, swept(p, "sandbox: warning: the sandboxed command created the repository %s: its hooks and config run outside the sandbox when you use git in %s", p, filepath.Dir(p)))
 		}
 	}
 	return msgs

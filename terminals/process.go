@@ -33,6 +33,7 @@ type procState struct {
 	denial atomic.Pointer[string]
 	// watch remembers which protected paths were absent at start (ManagerOptions.Watch).
 	watch      *sandbox.Watch
+	swept      atomic.Pointer[[]sandbox.Swept] // what the watch found at exit
 	quarantine string
 	// netStop stops serving the sandbox's proxy listener (ManagerOptions.Network); nil: none.
 	netStop func()
@@ -171,7 +172,11 @@ func (t *Terminal) waiter(cmd *exec.Cmd) {
 	if t.watch != nil {
 		// Once the helper is reaped nothing of the command's PID namespace runs any more.
 		<-t.helperReaped
-		swept = t.watch.Sweep(t.quarantine)
+		found := t.watch.Sweep(t.quarantine)
+		for _, f := range found {
+			swept = append(swept, f.Message)
+		}
+		t.swept.Store(&found)
 	}
 	close(t.leaderDone)
 	timer := time.NewTimer(DrainBound)
@@ -213,6 +218,16 @@ func (t *Terminal) SandboxDenial() string {
 		return *d
 	}
 	return ""
+}
+
+// Swept returns, once the terminal has exited, the protected paths its sandboxed command
+// created that were moved into the quarantine, and the new repositories it made (see
+// sandbox.Watch.Sweep); nil when none or not watched.
+func (t *Terminal) Swept() []sandbox.Swept {
+	if s := t.swept.Load(); s != nil {
+		return *s
+	}
+	return nil
 }
 
 // Sandbox returns the sandbox layers confirmed in force for the command, or nil when the
