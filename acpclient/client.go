@@ -141,15 +141,17 @@ func (e *AgentExitError) Error() string {
 // Client is a running agent and its ACP session. Its methods are safe for concurrent use and
 // never block on the agent for long (SDK calls run on the client's own goroutines).
 type Client struct {
-	o    Options
-	cfg  *config.Config
-	log  *slog.Logger
-	q    *eventQueue
-	proc *agentProc
-	conn *acp.ClientSideConnection
-	out  *lockedWriter
-	sdkR *io.PipeReader
-	sdkW *io.PipeWriter
+	o Options
+	// swept holds, per terminal, the sync.Once that reports its sandbox watch's findings.
+	swept sync.Map
+	cfg   *config.Config
+	log   *slog.Logger
+	q     *eventQueue
+	proc  *agentProc
+	conn  *acp.ClientSideConnection
+	out   *lockedWriter
+	sdkR  *io.PipeReader
+	sdkW  *io.PipeWriter
 
 	reaper    *orphanReaper
 	reapFinal chan struct{} // closed by supervise: kill and reap what is left

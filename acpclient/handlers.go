@@ -577,6 +577,7 @@ func (c *Client) TerminalOutput(_ context.Context, p acp.TerminalOutputRequest) 
 	o := t.Output()
 	resp := acp.TerminalOutputResponse{Output: o.Text, Truncated: o.Truncated}
 	if o.Exit != nil {
+		c.reportSwept(t)
 		code, sig := exitStatus(*o.Exit)
 		resp.ExitStatus = &acp.TerminalExitStatus{ExitCode: code, Signal: sig}
 	}
@@ -595,6 +596,7 @@ func (c *Client) WaitForTerminalExit(ctx context.Context, p acp.WaitForTerminalE
 	if err != nil {
 		return acp.WaitForTerminalExitResponse{}, err
 	}
+	c.reportSwept(t)
 	code, sig := exitStatus(st)
 	return acp.WaitForTerminalExitResponse{ExitCode: code, Signal: sig}, nil
 }
