@@ -21,8 +21,9 @@ import (
 	"github.com/acpterm/acpterm/netproxy"
 )
 
-// The helper keeps its main goroutine on the thread that starts it: per-thread state
-// (the mount namespace work, capabilities) stays on the thread that forks the command.
+// The helper keeps its main goroutine on the process's first thread from init until it
+// exits (never unlocked): no_new_privs, the Landlock domain and the canaries that confirm
+// them are per-thread, and the command is forked from this same thread (see confineThread).
 func init() {
 	if IsHelper() || isGuard() {
 		runtime.LockOSThread()
@@ -50,7 +51,24 @@ type helper struct {
 	req    request
 	status *os.File
 	rep    Report
+	tid    int // the thread the layers are applied on and the command is forked from
 }
+
+// confineThread: why the helper confines one thread, not all of them.
+//
+// no_new_privs, the Landlock domain (part of a task's credentials) and a seccomp filter are
+// attributes of a thread (a Linux task), and a child cloned from a thread starts with that
+// thread's; execve keeps them (Landlock, prctl(2) PR_SET_NO_NEW_PRIVS, seccomp(2)). The
+// helper's main goroutine is locked to its first thread from init on and never unlocked, so
+// the prctl, landlock_restrict_self, the canaries that confirm them and syscall.ForkExec
+// (whose clone runs on the calling thread) all happen on that thread, and the command and
+// everything it starts inherit its confinement. The helper's other threads (the Go
+// runtime's) keep no Landlock domain, but they run only acpterm's own code, and the command
+// cannot reach them: it is a separate process, Landlock's signal and abstract-socket scopes
+// cut it off from the helper's domain-less threads, and ptrace into the helper is refused.
+// Confining one thread avoids the all-threads round (libcap psx signals every thread and
+// waits for each), which cost most of the helper's start-up time. The seccomp filter is
+// still loaded with TSYNC: a single syscall the kernel applies to every thread at once.
 
 func (h *helper) send(m message) {
 	b, _ := json.Marshal(m)
@@ -138,8 +156,12 @@ func helperMain() int {
 		}
 	}
 
-	// no_new_privs on every thread.
-	if err := ll.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+	// Everything from here to the fork of the command runs on this locked thread; its id
+	// is checked again just before the fork (run), so a move to another thread fails closed.
+	h.tid = unix.Gettid()
+
+	// no_new_privs on this thread (see confineThread).
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		h.missing("no_new_privs", err.Error())
 	} else if v, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); err != nil || v != 1 {
 		h.missing("no_new_privs", "prctl(PR_GET_NO_NEW_PRIVS) did not return 1")
@@ -173,8 +195,10 @@ func helperMain() int {
 	return h.run()
 }
 
-// landlock restricts the helper (all threads, so the command inherits it) and confirms
-// it with the canary file and, with ABI >= 6, the abstract socket.
+// landlock restricts the helper's current thread (the one the command is forked from, so
+// the command inherits the domain; see confineThread) and confirms it with the canary
+// file, with network off and ABI >= 4 a TCP connect, and with ABI >= 6 the abstract socket,
+// each tried on that same thread.
 func (h *helper) landlock(abi int, abstract string) {
 	spec := &h.req.Spec
 	if abi <= 0 {
@@ -212,7 +236,7 @@ func (h *helper) landlock(abi int, abstract string) {
 	if len(files) > 0 {
 		rules = append(rules, landlock.RWFiles(files...))
 	}
-	if err := cfg.Restrict(rules...); err != nil {
+	if err := restrictThread(cfg, rules); err != nil {
 		h.missing("landlock", err.Error())
 		h.rep.Layers.Landlock.ABI = 0
 		return
@@ -237,18 +261,49 @@ func (h *helper) landlock(abi int, abstract string) {
 		}
 	}
 	if abstract != "" {
-		c, err := net.Dial("unix", abstract)
-		if err == nil {
-			c.Close()
-			h.missing("landlock", "an abstract unix socket outside the sandbox was reachable")
-			return
-		}
-		if !errors.Is(err, unix.EPERM) {
-			h.missing("landlock", "the abstract socket canary failed with "+err.Error()+", not EPERM")
+		if err := abstractRefused(abstract); err != nil {
+			h.missing("landlock", err.Error())
 			return
 		}
 	}
 	h.rep.Layers.Landlock.Enforced = true
+}
+
+// restrictThread builds the Landlock ruleset for cfg and rules (go-landlock) and enforces
+// it on the calling thread only (landlock_restrict_self without TSYNC; see confineThread).
+// The caller holds the thread locked and has set no_new_privs on it. Errors: the ruleset
+// could not be built, or the kernel refused to enforce it (E2BIG: too many stacked domains).
+func restrictThread(cfg landlock.Config, rules []landlock.Rule) error {
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return err
+	}
+	if fd < 0 {
+		return errors.New("the ruleset restricts nothing")
+	}
+	defer unix.Close(fd)
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return nil
+}
+
+// abstractRefused confirms Landlock refuses (EPERM) a connect to the abstract unix socket
+// name (made outside the domain), with raw syscalls on the calling thread.
+func abstractRefused(name string) error {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("abstract socket canary: socket: %v", err)
+	}
+	defer unix.Close(fd)
+	err = unix.Connect(fd, &unix.SockaddrUnix{Name: name})
+	if err == nil {
+		return errors.New("an abstract unix socket outside the sandbox was reachable")
+	}
+	if !errors.Is(err, unix.EPERM) {
+		return fmt.Errorf("the abstract socket canary failed with %v, not EPERM", err)
+	}
+	return nil
 }
 
 // tcpRefused confirms Landlock refuses TCP connect (EACCES) with network off.
@@ -389,6 +444,9 @@ func (h *helper) run() int {
 	attr := &syscall.ProcAttr{
 		Dir: h.req.Dir, Env: env, Files: []uintptr{0, 1, 2},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	}
+	if tid := unix.Gettid(); tid != h.tid {
+		return h.fail(125, "sandbox: helper: the command would be forked from thread %d, not %d where the layers were applied", tid, h.tid)
 	}
 	pid, err := syscall.ForkExec(h.req.Path, h.req.Argv, attr)
 	if err != nil {
