@@ -371,6 +371,10 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		LoadSession: o.resume, Continue: o.cont, DeferSession: o.pick, Store: sessionStore(getenv),
 		Sandbox: agentSpec, AgentNetwork: s.net.agentNetwork(filepath.Base(agent[0]), s.mcp),
 	}
+	if agentSpec != nil {
+		_, clientOptions.Quarantine = s.sandbox.watch(getenv)
+		clientOptions.AgentWatch = sandbox.WatchCandidates(agentSpec, getenv("HOME"), watchExtra(getenv))
+	}
 	s.client, err = acpclient.Start(ctx, clientOptions)
 	s.net.attach(s.client)
 	if s.client != nil && s.mcp != nil {

@@ -131,16 +131,24 @@ func (s *sessionSandbox) watch(getenv func(string) string) ([]string, string) {
 	if s == nil || s.spec == nil {
 		return nil, ""
 	}
+	q := ""
+	if d := config.StateDir(getenv); filepath.IsAbs(d) {
+		q = filepath.Join(d, "quarantine")
+	}
+	return sandbox.WatchCandidates(s.spec, getenv("HOME"), watchExtra(getenv)), q
+}
+
+// watchExtra are acpterm's own paths a sandboxed process must not create: its config dir
+// and config file, and its state dir.
+func watchExtra(getenv func(string) string) []string {
 	var extra []string
 	if d := config.ConfigDir(getenv); filepath.IsAbs(d) {
 		extra = append(extra, d, filepath.Join(d, "config.toml"))
 	}
-	q := ""
 	if d := config.StateDir(getenv); filepath.IsAbs(d) {
 		extra = append(extra, d)
-		q = filepath.Join(d, "quarantine")
 	}
-	return sandbox.WatchCandidates(s.spec, getenv("HOME"), extra), q
+	return extra
 }
 
 // refusal is the error of required mode when a layer is missing; "" when none is.

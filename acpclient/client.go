@@ -103,6 +103,13 @@ type Options struct {
 	// function that stops serving it, called once the agent is gone. Nil: the listener is
 	// closed, and the agent has no network at all.
 	AgentNetwork func(c *Client, ln net.Listener) (stop func())
+	// AgentWatch are protected paths a sandboxed agent must not create (see
+	// sandbox.WatchCandidates; used with Sandbox only): those absent when the agent starts and
+	// present once it and everything it started are gone are moved into Quarantine (deleted
+	// when it is ""), each said in the diagnostics log and the audit log.
+	AgentWatch []string
+	// Quarantine is the directory AgentWatch's finds are moved into.
+	Quarantine string
 	// Trace, when set, receives every JSON-RPC line sent to or read from the agent as JSONL
 	// ({"t", "dir": "->"|"<-", "msg"}); writes are serialised. nil: no trace.
 	Trace io.Writer
@@ -277,11 +284,19 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	if o.AgentNetwork != nil {
 		agentNet = func(ln net.Listener) func() { return o.AgentNetwork(c, ln) }
 	}
+	var watch *sandbox.Watch
+	if o.Sandbox != nil && len(o.AgentWatch) > 0 {
+		watch = sandbox.NewWatch(o.AgentWatch, o.Sandbox.Roots)
+	}
 	c.proc, err = startAgent(o.Command, cwd, env, o.Sandbox, o.KillGrace, log, agentNet)
 	if err != nil {
 		c.lifeStop()
 		c.q.abandon()
 		return nil, err
+	}
+	if watch != nil {
+		c.wg.Add(1) // Close waits for the sweep
+		go c.sweepAgent(watch)
 	}
 	c.reaper = newOrphanReaper(nonce, c.proc.pid)
 	c.reapFinal, c.reapDone = make(chan struct{}), make(chan struct{})

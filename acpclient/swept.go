@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/acpterm/acpterm/permissions"
+	"github.com/acpterm/acpterm/sandbox"
 	"github.com/acpterm/acpterm/terminals"
 )
 
@@ -28,13 +29,30 @@ func (c *Client) reportSweptNow(t *terminals.Terminal) {
 	}
 	for _, s := range found {
 		c.log.Warn("sandbox watch", "terminal", t.ID(), "path", s.Path, "found", s.Message)
-		if c.o.Engine == nil {
-			continue
-		}
-		ev := permissions.NewAuditEvent("write", permissions.Decision{Path: s.Path, Verdict: permissions.Deny, Rule: "sandbox", Reason: s.Message}, "sandbox")
-		ev.Session = c.sid()
-		if err := c.o.Engine.Record(ev); err != nil {
-			c.log.Warn("audit log write failed", "err", err)
-		}
+		c.auditSwept(s)
+	}
+}
+
+// sweepAgent waits until the sandboxed agent is gone (its helper reaped: nothing it started
+// runs any more), then moves what it created of watch's paths into the quarantine, saying
+// each in a warn Notice, the diagnostics log and the audit log.
+func (c *Client) sweepAgent(watch *sandbox.Watch) {
+	defer c.wg.Done()
+	<-c.proc.exited
+	for _, s := range watch.Sweep(c.o.Quarantine) {
+		c.q.push(Notice{Level: "warn", Text: s.Message + " (by the sandboxed agent)"})
+		c.log.Warn("sandbox watch", "agent", true, "path", s.Path, "found", s.Message)
+		c.auditSwept(s)
+	}
+}
+
+func (c *Client) auditSwept(s sandbox.Swept) {
+	if c.o.Engine == nil {
+		return
+	}
+	ev := permissions.NewAuditEvent("write", permissions.Decision{Path: s.Path, Verdict: permissions.Deny, Rule: "sandbox", Reason: s.Message}, "sandbox")
+	ev.Session = c.sid()
+	if err := c.o.Engine.Record(ev); err != nil {
+		c.log.Warn("audit log write failed", "err", err)
 	}
 }

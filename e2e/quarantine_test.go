@@ -67,3 +67,32 @@ func TestSandboxPlantedCommondirQuarantined(t *testing.T) {
 		t.Errorf("the planted fsmonitor ran on the host (%v)", err)
 	}
 }
+
+// TestSandboxedAgentPlantedCommondirQuarantined: a sandboxed agent (--sandbox-agent) that
+// writes a .git/commondir itself, as a Bash tool would: once the agent is gone the file is
+// out of the project, the audit log says so, and the host's git status runs nothing.
+func TestSandboxedAgentPlantedCommondirQuarantined(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask") + "[sandbox]\nmode = \"required\"\nnetwork = \"off\"\n")
+	cmd := exec.Command("git", "-C", e.project, "init", "-q")
+	cmd.Env = e.vars()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	r := e.run("--headless", "--sandbox-agent", "--approve", "allow", "--cwd", e.project, "--prompt",
+		"self printf '../evil\\n' > .git/commondir && echo planted-by-agent", "--", scriptAgent(t))
+	if !strings.Contains(r.stdout, "self exit 0") {
+		t.Fatalf("the agent's own command did not run (exit %d):\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	commondir := filepath.Join(e.project, ".git", "commondir")
+	if _, err := os.Lstat(commondir); !os.IsNotExist(err) {
+		t.Errorf("%s is still in the project (%v)", commondir, err)
+	}
+	audit, err := os.ReadFile(filepath.Join(e.stateD, "acpterm", "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(audit), `"path":"`+commondir+`"`) || !strings.Contains(string(audit), `"by":"sandbox"`) {
+		t.Errorf("no audit record of the removal:\n%s", audit)
+	}
+}
