@@ -118,7 +118,7 @@ func TestSandboxKill9TakesSetsidChild(t *testing.T) {
 // approval dialog says how it will run.
 func TestTUISandboxVisible(t *testing.T) {
 	e := newEnv(t)
-	e.writeConfig("[sandbox]\nnetwork = \"off\"\n")
+	e.writeConfig("[policy.commands]\nask = [\"sleep\"]\n\n[sandbox]\nnetwork = \"off\"\n")
 	tm := startDemo(t, e, "long 2")
 	tm.waitFor(modalReady)
 	tm.waitFor("sandbox: writes only in " + e.project + ", network off")
