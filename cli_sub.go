@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/acpterm/acpterm/config"
 	"github.com/acpterm/acpterm/permissions"
@@ -14,7 +15,8 @@ import (
 
 // runPolicy runs `acpterm policy check [--json] [--config FILE] [--cwd DIR] -- COMMAND [ARGS...]`: it
 // prints the policy's decision for the command for a person (verdict, rule, reason, each leaf
-// with its verdict and reason; permissions.Engine.ExplainText), or as JSON with --json
+// with its verdict and reason; permissions.Engine.ExplainText; then the sandbox the verdict
+// assumed, as the session's own check finds it), or as JSON with --json
 // (permissions.Engine.Explain), and exits 0
 // whatever the verdict; 2 for a usage or config error. A single COMMAND word containing spaces
 // or shell syntax is analysed as a shell line, as terminal/create would run it.
@@ -38,8 +40,17 @@ func runPolicy(args []string, std stdio, getenv func(string) string) int {
 		fmt.Fprintf(std.err, "acpterm: policy check: config: %v\n", err)
 		return exitUsage
 	}
+	// The verdict depends on whether commands would run confined (an allow rule covers a
+	// workspace-code runner only then): the session's own sandbox check decides it here too.
+	sb, err := sandboxFor(cfg, "", getenv, nil)
+	if err != nil {
+		fmt.Fprintf(std.err, "acpterm: policy check: %v\n", err)
+		return exitUsage
+	}
+	defer sb.close()
 	engine, err := permissions.NewEngine(cfg.Permissions(getenv), permissions.EngineOptions{
 		Cwd: cwd, GrantsFile: config.DefaultGrantsFile(getenv), Getenv: getenv,
+		Confined: sb.confined(), AgentConfined: sb.confined() && cfg.Sandbox.Agent,
 	})
 	if err != nil {
 		fmt.Fprintf(std.err, "acpterm: policy check: policy: %v\n", err)
@@ -47,7 +58,12 @@ func runPolicy(args []string, std stdio, getenv func(string) string) int {
 	}
 	req := permissions.CommandRequest{Session: "policy-check", Command: p.command[0], Args: p.command[1:], Cwd: cwd}
 	if !p.json {
+		confined := "commands run confined"
+		if !sb.confined() {
+			confined = "commands do not run confined"
+		}
 		_, _ = io.WriteString(std.out, engine.ExplainText(req))
+		fmt.Fprintf(std.out, "sandbox:    %s (%s)\n", strings.TrimPrefix(sb.summary(), "sandbox: "), confined)
 		return exitOK
 	}
 	out, err := engine.Explain(req)

@@ -74,19 +74,27 @@ func TestPolicyCheck(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("[policy.commands]\nallow = [\"go test\"]\nask = [\"git push\"]\ndeny = [\"rm\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The same rules without the sandbox: workspace-code runners are asked whatever the rules.
+	unconfined := filepath.Join(e.root, "unconfined.toml")
+	if err := os.WriteFile(unconfined, []byte("[policy.commands]\nallow = [\"go test\"]\n\n[sandbox]\nmode = \"off\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
+		cfg     string
 		args    []string
 		verdict string
 		rule    string
 	}{
-		{[]string{"go", "test", "./..."}, "ask", "runner: go test"}, // workspace code: allowed only confined
-		{[]string{"git", "push", "--force"}, "ask", "ask: git push"},
-		{[]string{"rm", "-rf", "build"}, "deny", "deny: rm"},
-		{[]string{"ls -la && rm -rf build"}, "deny", "deny: rm"}, // one word with shell syntax: a shell line
-		{[]string{"make"}, "ask", "runner: make"},
-		{[]string{"tar", "-xf", "a.tar"}, "ask", "unmatched"},
+		{cfg, []string{"go", "test", "./..."}, "allow", "allow: go test"}, // workspace code, confined by the sandbox
+		{unconfined, []string{"go", "test", "./..."}, "ask", "runner: go test"},
+		{unconfined, []string{"make"}, "ask", "runner: make"},
+		{cfg, []string{"git", "push", "--force"}, "ask", "ask: git push"},
+		{cfg, []string{"rm", "-rf", "build"}, "deny", "deny: rm"},
+		{cfg, []string{"ls -la && rm -rf build"}, "deny", "deny: rm"}, // one word with shell syntax: a shell line
+		{cfg, []string{"make"}, "ask", "unmatched"},
+		{cfg, []string{"tar", "-xf", "a.tar"}, "ask", "launch: tar -x"}, // the members are not on the line
 	} {
-		args := append([]string{"policy", "check", "--json", "--config", cfg, "--cwd", e.project, "--"}, c.args...)
+		args := append([]string{"policy", "check", "--json", "--config", c.cfg, "--cwd", e.project, "--"}, c.args...)
 		r := e.run(args...)
 		var d decision
 		if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != 0 {
@@ -116,6 +124,13 @@ func TestPolicyCheck(t *testing.T) {
 		"           allow: ls: matches allow rule \"ls\"\n" +
 		"  2. deny  rm -rf build  (via sh -c)\n" +
 		"           deny: rm: matches deny rule \"rm\"\n"
+	// Then the sandbox the verdict assumed, as the session's own check finds it.
+	sandboxLine := regexp.MustCompile(`\nsandbox:    landlock \d+ · ns · net proxy \(commands run confined\)\n$`)
+	if loc := sandboxLine.FindStringIndex(r.stdout); loc != nil {
+		r.stdout = r.stdout[:loc[0]+1]
+	} else {
+		t.Errorf("summary lacks the sandbox line:\n%s", r.stdout)
+	}
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("summary: exit %d\n%s\nwant\n%s\nstderr %s", r.code, r.stdout, want, r.stderr)
 	}
