@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,26 +86,9 @@ func Guard(cmd *exec.Cmd, grace time.Duration) (*Process, error) {
 		return nil, fmt.Errorf("sandbox: start guard: %w", err)
 	}
 	theirs.Close()
-	p := &Process{lines: bufio.NewReader(ours), status: ours, done: make(chan struct{})}
-	_ = ours.SetReadDeadline(time.Now().Add(setupBound))
-	line, rerr := p.lines.ReadBytes('\n')
-	_ = ours.SetReadDeadline(time.Time{})
-	var m message
-	if rerr == nil {
-		rerr = json.Unmarshal(line, &m)
-	}
-	if rerr != nil || m.Ready == nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		ours.Close()
-		switch {
-		case m.Error != "":
-			return nil, errors.New(m.Error)
-		case errors.Is(rerr, os.ErrDeadlineExceeded):
-			return nil, fmt.Errorf("sandbox: the guard did not start the command within %v", setupBound)
-		default:
-			return nil, fmt.Errorf("sandbox: the guard ended before the command started (%v)", rerr)
-		}
+	p, _, err := awaitReady(cmd, ours, "the guard", "start the command")
+	if err != nil {
+		return nil, err
 	}
 	go p.readRest()
 	return p, nil

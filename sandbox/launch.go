@@ -277,26 +277,9 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 		cmd.Process = nil
 	}
 	_ = w.Close()
-	p := &Process{lines: bufio.NewReader(r), status: r, done: make(chan struct{})}
-	_ = r.SetReadDeadline(time.Now().Add(setupBound))
-	line, rerr := p.lines.ReadBytes('\n')
-	_ = r.SetReadDeadline(time.Time{})
-	var m message
-	if rerr == nil {
-		rerr = json.Unmarshal(line, &m)
-	}
-	if rerr != nil || m.Ready == nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		r.Close()
-		switch {
-		case m.Error != "":
-			return nil, errors.New(m.Error)
-		case errors.Is(rerr, os.ErrDeadlineExceeded):
-			return nil, fmt.Errorf("sandbox: the helper did not report its layers within %v", setupBound)
-		default:
-			return nil, fmt.Errorf("sandbox: the helper ended before the command started (%v)", rerr)
-		}
+	p, m, err := awaitReady(cmd, r, "the helper", "report its layers")
+	if err != nil {
+		return nil, err
 	}
 	p.report = *m.Ready
 	if p.report.Layers.Net == "proxy" {
@@ -427,4 +410,34 @@ func within(p, dir string) bool {
 		return true
 	}
 	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// awaitReady reads the first message of a started helper or guard (cmd) from its status
+// end: the report that the command runs. It returns the Process reading the rest of status and
+// that message. Errors (after killing and reaping cmd and closing status): the message's own
+// error, no message within setupBound ("sandbox: WHO did not WHAT within 30s"), or the status
+// end closing first. who names the process ("the helper"), what the step it missed.
+func awaitReady(cmd *exec.Cmd, status *os.File, who, what string) (*Process, message, error) {
+	p := &Process{lines: bufio.NewReader(status), status: status, done: make(chan struct{})}
+	_ = status.SetReadDeadline(time.Now().Add(setupBound))
+	line, rerr := p.lines.ReadBytes('\n')
+	_ = status.SetReadDeadline(time.Time{})
+	var m message
+	if rerr == nil {
+		rerr = json.Unmarshal(line, &m)
+	}
+	if rerr == nil && m.Ready != nil {
+		return p, m, nil
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	status.Close()
+	switch {
+	case m.Error != "":
+		return nil, m, errors.New(m.Error)
+	case errors.Is(rerr, os.ErrDeadlineExceeded):
+		return nil, m, fmt.Errorf("sandbox: %s did not %s within %v", who, what, setupBound)
+	default:
+		return nil, m, fmt.Errorf("sandbox: %s ended before the command started (%v)", who, rerr)
+	}
 }
