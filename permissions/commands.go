@@ -335,7 +335,7 @@ func (p *commandPolicy) decideLeaf(l *rawLeaf, rt *cmdRuntime) leafResult {
 		add(Ask, "construct: dynamic program", "the program name is only known at run time", "dynamic program name")
 	} else {
 		real, builtin, workspace = p.resolveProgram(l.argv[0], l.cwd, l.shell, rt)
-		res.Program = real
+		res.Program, res.Builtin = real, builtin
 	}
 	// Deny and ask rules, on the leaf and on every wrapper it runs through.
 	check := func(rules []commandRule, v Verdict, argv []string, what string) {

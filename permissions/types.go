@@ -75,6 +75,8 @@ type Leaf struct {
 	Argv []string `json:"argv"`
 	// Program is the resolved real path of Argv[0] on the policy PATH ("" if unresolved).
 	Program string `json:"program,omitempty"`
+	// Builtin says the shell runs Argv[0] itself, as a builtin (Program is then "").
+	Builtin bool `json:"builtin,omitempty"`
 	// Via is the wrapper chain that led here, outermost first, e.g. ["bash -c", "timeout"].
 	Via []string `json:"via,omitempty"`
 	// Verdict is this leaf's own verdict.

@@ -610,10 +610,7 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 		prose("  ⚠", c)
 	}
 	for _, l := range riskyFirst(d.Leaves) {
-		prog := l.Program
-		if prog == "" {
-			prog = "(unresolved)"
-		}
+		prog := leafProgram(l)
 		v := verdictStyle(st, l.Verdict).Render(fmt.Sprintf("%-5s", l.Verdict))
 		line := v + " " + revealLine(quoteArgv(l.Argv)) + st.Dim.Render(" → "+revealLine(prog))
 		if len(l.Via) > 0 {
@@ -629,6 +626,18 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 		}
 	}
 	return out
+}
+
+// leafProgram names what runs a leaf: the program's resolved path, "(shell builtin)", or
+// "(not found on PATH)" when the policy could not resolve it.
+func leafProgram(l permissions.Leaf) string {
+	switch {
+	case l.Program != "":
+		return l.Program
+	case l.Builtin:
+		return "(shell builtin)"
+	}
+	return "(not found on PATH)"
 }
 
 // requestText is the whole request as plain text for $PAGER: what is asked, acpterm's decision
@@ -674,10 +683,7 @@ func requestText(p acpclient.PermissionAsked) string {
 			line("commands (%d; asking or denied first):", len(d.Leaves))
 		}
 		for _, l := range riskyFirst(d.Leaves) {
-			prog := l.Program
-			if prog == "" {
-				prog = "(unresolved)"
-			}
+			prog := leafProgram(l)
 			line("  %-5s %s → %s", l.Verdict, revealLine(quoteArgv(l.Argv)), revealLine(prog))
 			if len(l.Via) > 0 {
 				line("        via %s", revealLine(strings.Join(l.Via, " › ")))

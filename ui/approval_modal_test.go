@@ -418,3 +418,19 @@ func TestOwnPromptFixedLettersWin(t *testing.T) {
 	h.key("d")
 	wantCalls(t, h.agent.take(), `answer c1 option="" choice="deny"`)
 }
+
+// What runs a leaf reads as a path, a shell builtin, or a program the policy did not find.
+func TestLeafProgramLabel(t *testing.T) {
+	for _, c := range []struct {
+		l    permissions.Leaf
+		want string
+	}{
+		{permissions.Leaf{Program: "/usr/bin/ls"}, "/usr/bin/ls"},
+		{permissions.Leaf{Builtin: true}, "(shell builtin)"},
+		{permissions.Leaf{}, "(not found on PATH)"},
+	} {
+		if got := leafProgram(c.l); got != c.want {
+			t.Errorf("leafProgram(%+v) = %q, want %q", c.l, got, c.want)
+		}
+	}
+}
