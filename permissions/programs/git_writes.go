@@ -100,20 +100,26 @@ func gitValueTargets(args []Arg, longs []string, shorts string) Targets {
 		if a.S == "--" {
 			break
 		}
-		if strings.HasPrefix(a.S, "--") {
-			name, v, hasV := strings.Cut(a.S, "=")
-			if _, ok := longAbbrevAny(name, longs); !ok {
-				continue
-			}
+		// next takes the option's value from the next word (a dynamic one marks t Dynamic).
+		next := func() {
 			switch {
-			case hasV:
-				t.Paths = append(t.Paths, v)
 			case i+1 < len(args) && args[i+1].Dyn:
 				i++
 				t.Dynamic = true
 			case i+1 < len(args):
 				i++
 				t.Paths = append(t.Paths, args[i].S)
+			}
+		}
+		if strings.HasPrefix(a.S, "--") {
+			name, v, hasV := strings.Cut(a.S, "=")
+			if _, ok := longAbbrevAny(name, longs); !ok {
+				continue
+			}
+			if hasV {
+				t.Paths = append(t.Paths, v)
+			} else {
+				next()
 			}
 			continue
 		}
@@ -124,15 +130,10 @@ func gitValueTargets(args []Arg, longs []string, shorts string) Targets {
 				if strings.IndexByte(shorts, a.S[k]) < 0 {
 					continue
 				}
-				switch {
-				case k+1 < len(a.S):
+				if k+1 < len(a.S) {
 					t.Paths = append(t.Paths, a.S[k+1:])
-				case i+1 < len(args) && args[i+1].Dyn:
-					i++
-					t.Dynamic = true
-				case i+1 < len(args):
-					i++
-					t.Paths = append(t.Paths, args[i].S)
+				} else {
+					next()
 				}
 				break
 			}
