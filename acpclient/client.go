@@ -149,6 +149,9 @@ func (e *AgentExitError) Error() string {
 // never block on the agent for long (SDK calls run on the client's own goroutines).
 type Client struct {
 	o Options
+	// lastUpdate is when the wire reader last handled a session/update (Unix ns): replaySettle
+	// waits for the updates of a session/load to stop.
+	lastUpdate atomic.Int64
 	// swept holds, per terminal, the sync.Once that reports its sandbox watch's findings.
 	swept sync.Map
 	cfg   *config.Config
@@ -461,6 +464,9 @@ func (c *Client) openSessionOnce(ctx context.Context, init acp.InitializeRespons
 		var r acp.LoadSessionResponse
 		r, err = c.conn.LoadSession(sctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sid), Cwd: c.o.Cwd, McpServers: mcp, AdditionalDirectories: c.additionalDirs(init)})
 		modes, opts = r.Modes, r.ConfigOptions
+		if err == nil {
+			c.replaySettle(sctx)
+		}
 	case c.loadID != "" && init.AgentCapabilities.SessionCapabilities.Resume != nil:
 		what = "session/resume"
 		sid = c.loadID
@@ -1125,4 +1131,37 @@ func (c *Client) shutdown() {
 		c.lifeStop()
 		c.wg.Wait()
 	})
+}
+
+// Bounds of replaySettle: the quiet interval that ends a replay, and the longest wait.
+const (
+	replayQuiet = 150 * time.Millisecond
+	replayBound = 2 * time.Second
+)
+
+// replaySettle returns once no session/update has arrived for replayQuiet (at most replayBound
+// after it is called, or when ctx ends). ACP asks an agent to replay the whole history of a
+// loaded session before it answers session/load, but gemini-cli 0.61 starts the replay without
+// waiting for it and answers at once: without this wait the first new prompt would be sent, and
+// shown, in the middle of the history it continues.
+func (c *Client) replaySettle(ctx context.Context) {
+	start := time.Now()
+	deadline := start.Add(replayBound)
+	for {
+		last := time.Unix(0, c.lastUpdate.Load())
+		if last.Before(start) {
+			last = start
+		}
+		wait := time.Until(last.Add(replayQuiet))
+		if wait <= 0 || time.Now().After(deadline) {
+			return
+		}
+		t := time.NewTimer(min(wait, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
 }

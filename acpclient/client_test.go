@@ -310,6 +310,22 @@ func TestLoadSessionReplays(t *testing.T) {
 	}
 }
 
+// An agent that answers session/load before it replays the history (gemini-cli 0.61): the
+// first new prompt still goes after the whole replay.
+func TestLoadSessionLateReplay(t *testing.T) {
+	h := start(t, setup{scenario: "load-late", opts: func(o *Options) { o.LoadSession = "old-8" }})
+	h.turn("echo new")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var texts []string
+	for _, m := range h.state.Messages {
+		texts = append(texts, m.Role+":"+m.Text)
+	}
+	if got := strings.Join(texts, "|"); got != "user:old question|agent:old answer|user:echo new|agent:new" {
+		t.Errorf("messages = %s", got)
+	}
+}
+
 func TestPromptEmbedsFiles(t *testing.T) {
 	h := start(t, setup{})
 	if err := os.WriteFile(filepath.Join(h.dir, "notes.txt"), []byte("remember"), 0o644); err != nil {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coder/acp-go-sdk"
 )
@@ -281,6 +282,7 @@ func (c *Client) handleLine(line []byte) bool {
 			c.log.Warn("session/update: cannot decode (ignored)", "err", err, "params", clip(string(env.Params), 300))
 			return true
 		}
+		c.lastUpdate.Store(time.Now().UnixNano())
 		c.onNotification(n)
 		return true
 	}

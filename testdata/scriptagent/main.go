@@ -240,7 +240,7 @@ func (a *agent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Init
 		AgentInfo:       &acp.Implementation{Name: "scriptagent", Version: "1.2.3"},
 		AgentCapabilities: acp.AgentCapabilities{
 			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
-			LoadSession:        scenario == "load",
+			LoadSession:        scenario == "load" || scenario == "load-late",
 			SessionCapabilities: acp.SessionCapabilities{
 				AdditionalDirectories: map[bool]*acp.SessionAdditionalDirectoriesCapabilities{true: {}}[scenario == "dirs"],
 			},
@@ -318,8 +318,20 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	}
 	id := p.SessionId
 	sid = id
-	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: id, Update: acp.UpdateUserMessageText("old question")})
-	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: id, Update: acp.UpdateAgentMessageText("old answer")})
+	replay := func(ctx context.Context) {
+		_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: id, Update: acp.UpdateUserMessageText("old question")})
+		_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: id, Update: acp.UpdateAgentMessageText("old answer")})
+	}
+	if scenario == "load-late" {
+		// As gemini-cli 0.61 does: answer first, replay the history just after (outside the
+		// request's context, which ends with the answer).
+		go func() {
+			time.Sleep(30 * time.Millisecond)
+			replay(context.Background())
+		}()
+	} else {
+		replay(ctx)
+	}
 	modes, opts := a.sessionState()
 	return acp.LoadSessionResponse{Modes: modes, ConfigOptions: opts}, nil
 }
