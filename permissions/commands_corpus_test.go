@@ -10,7 +10,7 @@ import (
 	"github.com/acpterm/acpterm/permissions/policy"
 )
 
-// cmdFixture is an Engine built from the policy.md (b) corpus baseline: root = a temp dir that
+// cmdFixture is an Engine built from the bypass corpus baseline below: root = a temp dir that
 // stands for /home/u/proj, HOME = another temp dir outside it.
 type cmdFixture struct {
 	e    *Engine
@@ -19,7 +19,8 @@ type cmdFixture struct {
 	env  map[string]string
 }
 
-// Corpus baseline (policy.md section b).
+// Corpus baseline: the rules every row of the bypass corpus (rows B01–B44, corpusCases) is judged
+// under, a realistic config allowing common read-only tools and denying rm, sudo, curl, wget.
 var (
 	corpusAllow = []string{"git status", "git diff", "git log", "ls", "cat", "echo", "printf", "head", "grep", "find", "rg", "npm run test", "npm --version", "true"}
 	corpusDeny  = []string{"rm", "sudo", "curl", "wget"}
@@ -207,7 +208,8 @@ func corpusCases() []corpusCase {
 	}
 }
 
-// TestCorpus runs the policy.md (b) bypass corpus against the baseline policy: every case gets
+// TestCorpus runs the bypass corpus (corpusCases: crafted lines that once fooled a text check,
+// each row named B01–B44) against the baseline policy: every case gets
 // exactly its expected verdict (never a looser one) and a reason naming the cause.
 func TestCorpus(t *testing.T) {
 	f := newCorpusFixture(t)

@@ -20,9 +20,9 @@ func TestDecideReadWrite(t *testing.T) {
 	write(t, filepath.Join(s.proj, ".env"), "SECRET=1\n")
 	write(t, filepath.Join(s.proj, "secrets", "k"), "k")
 	write(t, filepath.Join(s.outside, "f"), "outside\n")
-	symlink(t, filepath.Join(s.outside, "f"), filepath.Join(s.proj, "key")) // B38
+	symlink(t, filepath.Join(s.outside, "f"), filepath.Join(s.proj, "key")) // a file link leaving the root
 	symlink(t, filepath.Join(s.proj, "main.go"), filepath.Join(s.proj, "alias.go"))
-	if err := os.Link(filepath.Join(s.outside, "f"), filepath.Join(s.proj, "hl")); err != nil { // B39
+	if err := os.Link(filepath.Join(s.outside, "f"), filepath.Join(s.proj, "hl")); err != nil { // a hard link to a file outside
 		t.Fatal(err)
 	}
 	if err := syscall.Mkfifo(filepath.Join(s.proj, "fifo"), 0o600); err != nil {
@@ -44,11 +44,11 @@ func TestDecideReadWrite(t *testing.T) {
 		p(".env"):                     {Deny, "deny_read: **/.env"},
 		p("sub/.env"):                 {Deny, "deny_read: **/.env"},
 		p("secrets/k"):                {Deny, "deny_read: secrets"},
-		p("key"):                      {Deny, "outside roots"}, // B38
+		p("key"):                      {Deny, "outside roots"}, // read through a link leaving the root
 		p("alias.go"):                 {Allow, "fs.read"},      // symlink staying inside
-		p("hl"):                       {Ask, "link"},           // B39: inode shared with outside
+		p("hl"):                       {Ask, "link"},           // inode shared with a file outside
 		p("fifo"):                     {Ask, "link"},
-		filepath.Join(s.evil, "x"):    {Deny, "outside roots"}, // B37
+		filepath.Join(s.evil, "x"):    {Deny, "outside roots"}, // a sibling sharing the root's name prefix
 		filepath.Join(s.outside, "f"): {Deny, "outside roots"},
 		"main.go":                     {Deny, "invalid path"},
 	}
@@ -63,7 +63,7 @@ func TestDecideReadWrite(t *testing.T) {
 		p("new/dir/x.go"):                {Ask, "fs.write"},
 		p("go.sum"):                      {Deny, "deny_write: go.sum"},
 		p("sub/go.sum"):                  {Ask, "fs.write"},   // relative glob is anchored at the root
-		p(".git/hooks/pre-commit"):       {Deny, "protected"}, // B44
+		p(".git/hooks/pre-commit"):       {Deny, "protected"}, // a git hook
 		p(".git/config"):                 {Deny, "protected"},
 		p(".git/commondir"):              {Deny, "protected"}, // commondir → planted config with core.fsmonitor
 		p("sub/.git/info/exclude"):       {Deny, "protected"},
@@ -324,7 +324,7 @@ func umask() os.FileMode {
 	return os.FileMode(m)
 }
 
-func TestWriteFileHardLinkLeavesOutsideUntouched(t *testing.T) { // B39
+func TestWriteFileHardLinkLeavesOutsideUntouched(t *testing.T) {
 	s := newFSSandbox(t)
 	outside := filepath.Join(s.outside, "bashrc")
 	write(t, outside, "original\n")

@@ -115,10 +115,10 @@ func TestResolveContainment(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(s.proj, "a", "f.txt"), "x")
-	symlink(t, s.outside, filepath.Join(s.proj, "out"))                         // B36: dir link leaving the root
+	symlink(t, s.outside, filepath.Join(s.proj, "out"))                         // a directory link leaving the root
 	symlink(t, filepath.Join(s.proj, "a"), filepath.Join(s.proj, "in"))         // stays inside
 	symlink(t, "/nonexistent-target-xyz", filepath.Join(s.proj, "dangling"))    // dangling
-	symlink(t, filepath.Join(s.outside, "k"), filepath.Join(s.proj, "keylink")) // B38 (target missing yet)
+	symlink(t, filepath.Join(s.outside, "k"), filepath.Join(s.proj, "keylink")) // a file link leaving the root (its target missing yet)
 	symlink(t, "a/later.txt", filepath.Join(s.proj, "dangling-in"))             // relative, inside, missing
 
 	cases := []struct {
@@ -133,10 +133,10 @@ func TestResolveContainment(t *testing.T) {
 		{filepath.Join(s.proj, "a", "..", "a", "f.txt"), filepath.Join(s.proj, "a", "f.txt"), s.proj, nil},
 		{filepath.Join(s.proj, "dangling"), "/nonexistent-target-xyz", "", ErrOutside},
 		{filepath.Join(s.proj, "dangling-in"), filepath.Join(s.proj, "a", "later.txt"), s.proj, nil},
-		// B37: string prefix would say inside.
+		// A sibling whose name starts with the root's: a string prefix test would say inside.
 		{filepath.Join(s.evil, "x"), filepath.Join(s.evil, "x"), "", ErrOutside},
 		{s.evil, s.evil, "", ErrOutside},
-		// B36: symlinked dir and .. escapes.
+		// A symlinked directory and .. escape.
 		{filepath.Join(s.proj, "out", "x"), filepath.Join(s.outside, "x"), "", ErrOutside},
 		{filepath.Join(s.proj, "out"), s.outside, "", ErrOutside},
 		{filepath.Join(s.proj, "..", "outside", "y"), filepath.Join(s.outside, "y"), "", ErrOutside},

@@ -119,8 +119,8 @@ func runRecorded(t *testing.T, shell, script, home string) []string {
 }
 
 // FuzzAnalyze feeds scripts to the shell analyser: it must never panic, and whenever it claims
-// every leaf of a plain script is static, bash (and dash for POSIX sh) must split the same words (policy.md c.4,
-// differential testing). Run: go test -run=^$ -fuzz=FuzzAnalyze -fuzztime=20s ./permissions/
+// every leaf of a plain script is static, bash (and dash for POSIX sh) must split the same words (a
+// differential test against the real shells). Run: go test -run=^$ -fuzz=FuzzAnalyze -fuzztime=20s ./permissions/
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range []string{
 		"ls -la",
