@@ -74,6 +74,17 @@ func gitWrites(_ string, args []Arg) Targets {
 				t.Dynamic = true
 			}
 		}
+	case "clone", "init":
+		// clone REPO [DIR] / init [DIR]: the new repository's directory, and its git directory
+		// when it is put elsewhere (--separate-git-dir). Every operand after the repository
+		// counts, so a value option this table does not know can only add targets.
+		spec := gitCloneOpts
+		first := 1
+		if sub == "init" {
+			spec, first = gitInitOpts, 0
+		}
+		merge(gitValueTargets(rest, []string{"--separate-git-dir"}, ""))
+		merge(operandsFrom(rest, first, func(w string) bool { return gitTakesNext(w, spec) }))
 	case "worktree":
 		if len(rest) > 0 && !rest[0].Dyn {
 			valueOpt := func(w string) bool { return w == "-b" || w == "-B" || w == "--reason" }
@@ -138,6 +149,68 @@ func gitValueTargets(args []Arg, longs []string, shorts string) Targets {
 				break
 			}
 		}
+	}
+	return t
+}
+
+// gitCloneOpts and gitInitOpts are the options of git clone and git init that take a value
+// (git-clone(1), git-init(1)); an optional value (--shared, --recurse-submodules) only follows "=".
+var (
+	gitCloneOpts = getoptSpec{shortVal: "objuc", longVal: []string{"--origin", "--branch", "--upload-pack",
+		"--template", "--reference", "--reference-if-able", "--separate-git-dir", "--depth", "--shallow-since",
+		"--shallow-exclude", "--jobs", "--filter", "--server-option", "--config", "--bundle-uri", "--ref-format",
+		"--revision"}}
+	gitInitOpts = getoptSpec{shortVal: "b", longVal: []string{"--template", "--separate-git-dir",
+		"--initial-branch", "--object-format", "--ref-format"}}
+)
+
+// gitTakesNext reports whether the option word w takes the next word as its value under
+// parse-options' spelling: a long option of spec (abbreviated or not) without "=value", or a
+// bundle of short letters whose value letter ends the word.
+func gitTakesNext(w string, spec getoptSpec) bool {
+	if strings.HasPrefix(w, "--") {
+		if strings.Contains(w, "=") {
+			return false
+		}
+		_, ok := longAbbrevAny(w, spec.longVal)
+		return ok
+	}
+	for k := 1; k < len(w); k++ {
+		if strings.IndexByte(spec.shortVal, w[k]) >= 0 {
+			return k == len(w)-1
+		}
+	}
+	return false
+}
+
+// operandsFrom returns every operand of args from the n-th (0-based) on as write targets,
+// skipping options (valueOpt reports an option word that takes the next word as its value);
+// a word only known at run time among them sets Targets.Dynamic.
+func operandsFrom(args []Arg, n int, valueOpt func(word string) bool) Targets {
+	var t Targets
+	k, opts := 0, true
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if opts && !a.Dyn {
+			if a.S == "--" {
+				opts = false
+				continue
+			}
+			if len(a.S) > 1 && a.S[0] == '-' {
+				if valueOpt(a.S) {
+					i++
+				}
+				continue
+			}
+		}
+		if k >= n {
+			if a.Dyn {
+				t.Dynamic = true
+			} else {
+				t.Paths = append(t.Paths, a.S)
+			}
+		}
+		k++
 	}
 	return t
 }
