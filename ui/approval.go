@@ -609,12 +609,16 @@ func policyLines(st *Styles, d *permissions.Decision, w int) []string {
 	for _, c := range d.Constructs {
 		prose("  ⚠", c)
 	}
-	for _, l := range riskyFirst(d.Leaves) {
+	for _, g := range groupLeaves(riskyFirst(d.Leaves)) {
+		l := g.Leaf
 		prog := leafProgram(l)
 		v := verdictStyle(st, l.Verdict).Render(fmt.Sprintf("%-5s", l.Verdict))
 		line := v + " " + revealLine(quoteArgv(l.Argv)) + st.Dim.Render(" → "+revealLine(prog))
 		if len(l.Via) > 0 {
 			line += st.Dim.Render(" via " + revealLine(strings.Join(l.Via, " › ")))
+		}
+		if g.N > 1 {
+			line += st.Dim.Render(fmt.Sprintf(" (×%d)", g.N))
 		}
 		out = append(out, wrapLabeled("", line, w)...)
 		why := l.Rule
@@ -682,9 +686,14 @@ func requestText(p acpclient.PermissionAsked) string {
 			line("")
 			line("commands (%d; asking or denied first):", len(d.Leaves))
 		}
-		for _, l := range riskyFirst(d.Leaves) {
+		for _, g := range groupLeaves(riskyFirst(d.Leaves)) {
+			l := g.Leaf
 			prog := leafProgram(l)
-			line("  %-5s %s → %s", l.Verdict, revealLine(quoteArgv(l.Argv)), revealLine(prog))
+			times := ""
+			if g.N > 1 {
+				times = fmt.Sprintf(" (×%d)", g.N)
+			}
+			line("  %-5s %s → %s%s", l.Verdict, revealLine(quoteArgv(l.Argv)), revealLine(prog), times)
 			if len(l.Via) > 0 {
 				line("        via %s", revealLine(strings.Join(l.Via, " › ")))
 			}
@@ -728,6 +737,31 @@ func riskyFirst(ls []permissions.Leaf) []permissions.Leaf {
 		if l.Verdict == permissions.Allow {
 			out = append(out, l)
 		}
+	}
+	return out
+}
+
+// leafGroup is one leaf of a decision standing for N identical ones (same words, program,
+// wrappers, verdict, rule and reason).
+type leafGroup struct {
+	Leaf permissions.Leaf
+	N    int
+}
+
+// groupLeaves folds identical leaves into one group each, in the order each first appears, so
+// a loop running the same command twenty times is one line "(×20)", not twenty.
+func groupLeaves(ls []permissions.Leaf) []leafGroup {
+	var out []leafGroup
+	seen := map[string]int{}
+	for _, l := range ls {
+		key := strings.Join([]string{string(l.Verdict), strings.Join(l.Argv, "\x00"), l.Program,
+			strings.Join(l.Via, "\x00"), l.Rule, l.Reason, fmt.Sprint(l.Builtin)}, "\x01")
+		if i, ok := seen[key]; ok {
+			out[i].N++
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, leafGroup{Leaf: l, N: 1})
 	}
 	return out
 }
