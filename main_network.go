@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"sync/atomic"
 
 	"github.com/acpterm/acpterm/acpclient"
@@ -34,6 +35,13 @@ func newSessionNetwork(logger *slog.Logger, getenv func(string) string) (*sessio
 	n := &sessionNetwork{log: logger}
 	o := netproxy.Options{Decide: n.decide, Ask: n.ask, Audit: n.audit,
 		Logf: func(format string, args ...any) { logger.Debug("netproxy: " + fmt.Sprintf(format, args...)) }}
+	// acpterm's own proxy goes through the user's (HTTPS_PROXY / HTTP_PROXY, NO_PROXY): behind
+	// a corporate firewall that is the only way out, for commands as it was before the sandbox.
+	if up := netproxy.EnvUpstream(getenv); up != nil {
+		o.Upstream = up
+		logger.Info("netproxy: connections go through the user's proxy", "HTTPS_PROXY", redactedEnvURL(getenv, "HTTPS_PROXY", "https_proxy"),
+			"HTTP_PROXY", redactedEnvURL(getenv, "HTTP_PROXY", "http_proxy"), "NO_PROXY", getenv("NO_PROXY")+getenv("no_proxy"))
+	}
 	if spec := getenv(testResolveEnv); spec != "" {
 		r, err := netproxy.ParseTestResolver(spec)
 		if err != nil {
@@ -130,4 +138,18 @@ func (n *sessionNetwork) close() {
 	if n != nil && n.proxy != nil {
 		_ = n.proxy.Close()
 	}
+}
+
+// redactedEnvURL is the first of the variables names that is set, as a URL without its
+// password (a value that is no URL is shown as "(set)").
+func redactedEnvURL(getenv func(string) string, names ...string) string {
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			if u, err := url.Parse(v); err == nil {
+				return u.Redacted()
+			}
+			return "(set)"
+		}
+	}
+	return ""
 }

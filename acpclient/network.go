@@ -121,7 +121,7 @@ func (c *Client) recordConnection(rec netproxy.Record) {
 	}
 	conn := permissions.Connection{Session: c.sid(), Terminal: term, Program: rec.Identity.Label, Host: rec.Host, Port: rec.Port,
 		Protocol: rec.Protocol, Verdict: permissions.Verdict(rec.Verdict), Rule: rec.Rule, By: rec.By, Error: rec.Error,
-		Up: rec.Up, Down: rec.Down, Duration: rec.Duration}
+		Via: rec.Via, Up: rec.Up, Down: rec.Down, Duration: rec.Duration}
 	if rec.Addr.IsValid() {
 		conn.Addr = rec.Addr.String()
 	}

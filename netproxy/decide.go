@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ type conn struct {
 	ep    *Endpoint
 	rec   Record
 	start time.Time
+	via   *url.URL // the upstream proxy the connection goes through; nil when direct
 }
 
 func (ep *Endpoint) newConn(protocol string) *conn {
@@ -86,7 +88,25 @@ func (c *conn) open(ctx context.Context, host string, port int) (net.Conn, *refu
 		return nil, &refusal{kind: refusedPolicy, msg: PolicyMessage(req.HostPort(), d.Rule)}
 	}
 
+	if up := p.o.Upstream; up != nil {
+		scheme := "https"
+		if c.rec.Protocol == "http" {
+			scheme = "http"
+		}
+		via, err := up(scheme, h, port)
+		if err != nil {
+			c.rec.Verdict, c.rec.By, c.rec.Error = Deny, "proxy", err.Error()
+			return nil, &refusal{kind: refusedInternal, msg: "acpterm: " + err.Error()}
+		}
+		c.via = via
+		c.rec.Via = redactURL(via)
+	}
 	addrs, err := c.resolve(ctx, h)
+	if err != nil && c.via != nil {
+		// Behind the user's own proxy the name may only resolve there: it is dialled by name
+		// through that proxy, and the checks below see no address.
+		addrs, err = nil, nil
+	}
 	if err != nil {
 		c.rec.Error = err.Error()
 		if d.Verdict == Ask {
@@ -126,6 +146,14 @@ func (c *conn) open(ctx context.Context, host string, port int) (net.Conn, *refu
 	}
 	c.rec.Verdict = Allow
 
+	if c.via != nil {
+		up, err := c.dialUpstream(ctx, c.via, h, port, c.rec.Protocol != "http")
+		if err != nil {
+			c.rec.Error = err.Error()
+			return nil, &refusal{kind: refusedDial, msg: "acpterm: " + err.Error()}
+		}
+		return up, nil
+	}
 	// Dial exactly the addresses checked above, in the resolver's order.
 	dialer := net.Dialer{Timeout: p.o.DialTimeout}
 	var lastErr error

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/url"
 	"strconv"
 	"sync/atomic"
 )
@@ -132,8 +133,12 @@ func (h *httpHandler) forward(w http.ResponseWriter, r *http.Request) {
 	defer untrack()
 	cu := &countingConn{Conn: up}
 	used := false
+	var viaProxy func(*http.Request) (*url.URL, error) // the user's own proxy, in absolute form
+	if c.via != nil {
+		viaProxy = http.ProxyURL(c.via)
+	}
 	tr := &http.Transport{
-		Proxy: nil,
+		Proxy: viaProxy,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if used {
 				return nil, fmt.Errorf("acpterm: one upstream connection per request")

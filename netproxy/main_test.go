@@ -44,10 +44,11 @@ type harness struct {
 }
 
 type harnessOpts struct {
-	decide func(Request) Decision
-	ask    func(context.Context, Request, Decision) Decision
-	hosts  map[string][]netip.Addr // test resolver; nil: *.acpterm.test → 127.0.0.1
-	public bool                    // every entry of hosts stands for a public address (TestResolver.Public)
+	decide   func(Request) Decision
+	ask      func(context.Context, Request, Decision) Decision
+	hosts    map[string][]netip.Addr // test resolver; nil: *.acpterm.test → 127.0.0.1
+	public   bool                    // every entry of hosts stands for a public address (TestResolver.Public)
+	upstream UpstreamFunc            // Options.Upstream
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -66,6 +67,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		Decide:   o.decide,
 		Ask:      o.ask,
 		Resolver: &TestResolver{Hosts: hosts, Public: public},
+		Upstream: o.upstream,
 		Audit: func(r Record) {
 			h.mu.Lock()
 			h.records = append(h.records, r)

@@ -98,8 +98,12 @@ type Record struct {
 	Host     string
 	Port     int
 	Protocol string
-	// Addr is the address dialed; zero when nothing was dialed.
+	// Addr is the address dialed; zero when nothing was dialed or the connection went through
+	// an upstream proxy.
 	Addr netip.AddrPort
+	// Via is the upstream proxy the connection went through (Options.Upstream), without its
+	// password; "" when it was dialled directly.
+	Via string
 	// Verdict is the final verdict (allow or deny); By and Rule say who and which rule.
 	Verdict Verdict
 	By      string
@@ -139,6 +143,11 @@ type Options struct {
 	Resolver Resolver
 	// DialTimeout bounds each dial; 0 means 30 s.
 	DialTimeout time.Duration
+	// Upstream, when set, names the proxy acpterm itself must use to reach a destination (the
+	// user's own HTTPS_PROXY behind a corporate firewall: EnvUpstream); nil dials directly.
+	// The policy still decides by the host name the client asked for; a name that does not
+	// resolve locally is then left to the upstream proxy to resolve.
+	Upstream UpstreamFunc
 	// Logf receives diagnostics (never the TUI's screen); nil discards them.
 	Logf func(format string, args ...any)
 }

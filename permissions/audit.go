@@ -73,6 +73,8 @@ type AuditEvent struct {
 	Host string `json:"host,omitempty"`
 	Port int    `json:"port,omitempty"`
 	Addr string `json:"addr,omitempty"`
+	// Via is the user's own proxy the connection went through (no password); "" when direct.
+	Via string `json:"via,omitempty"`
 	// Protocol is how the client asked: "connect", "http" or "socks5".
 	Protocol string `json:"protocol,omitempty"`
 	// Terminal is the terminal whose command connected, or "agent"; for kind "input", the

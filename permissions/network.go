@@ -154,6 +154,8 @@ type Connection struct {
 	Host string
 	Port int
 	Addr string
+	// Via is the user's own upstream proxy the connection went through, "" when direct.
+	Via string
 	// Protocol is "connect", "http" or "socks5".
 	Protocol string
 	// Verdict is the final verdict (allow or deny); Rule the deciding rule; By who decided
@@ -177,7 +179,7 @@ func (e *Engine) RecordConnection(c Connection) error {
 		reason = c.Error
 	}
 	ev := AuditEvent{Session: c.Session, Kind: "net", Verdict: c.Verdict, Rule: c.Rule, Reason: reason, By: c.By,
-		Host: c.Host, Port: c.Port, Addr: c.Addr, Protocol: c.Protocol, Terminal: c.Terminal, Program: c.Program,
+		Host: c.Host, Port: c.Port, Addr: c.Addr, Via: c.Via, Protocol: c.Protocol, Terminal: c.Terminal, Program: c.Program,
 		BytesUp: c.Up, BytesDown: c.Down, DurationMS: c.Duration.Milliseconds()}
 	if ev.Verdict == "" {
 		ev.Verdict = Deny
