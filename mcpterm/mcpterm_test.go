@@ -321,7 +321,10 @@ func TestMouseWithoutReportingFails(t *testing.T) {
 
 func TestSettleOnASpinner(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
-	spin := `while :; do for c in - '\\' '|' /; do printf '\r%s' "$c"; sleep 0.05; done; done`
+	// No sleep between frames: a sleep is a fork and exec of /bin/sleep, which on a loaded
+	// machine can take longer than the quiet period, and the spinner then really was quiet.
+	// printf is a shell builtin, and the pty's buffer paces the loop.
+	spin := `while :; do for c in - '\\' '|' /; do printf '\r%s' "$c"; done; done`
 	begin := time.Now()
 	_, m := c.start(spin, 20, 3, nil)
 	if m["settled"] != false {
