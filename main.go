@@ -60,8 +60,9 @@ type stdio struct {
 }
 
 func main() {
-	// The sandbox helper first: it must run before anything else starts (sandbox.HelperArg).
-	sandbox.RunHelperIfAsked()
+	// The sandbox helper and the agent guard (sandbox.HelperArg, sandbox.GuardArg) never get
+	// here: they run, and exit, from the init of package sandbox/internal/helper, before the
+	// rest of acpterm is initialised.
 	if len(os.Args) > 1 && os.Args[1] == demoAgentArg {
 		os.Exit(runDemoAgent())
 	}

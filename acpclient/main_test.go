@@ -16,7 +16,6 @@ import (
 
 	"github.com/acpterm/acpterm/config"
 	"github.com/acpterm/acpterm/permissions"
-	"github.com/acpterm/acpterm/sandbox"
 	"github.com/acpterm/acpterm/terminals"
 )
 
@@ -24,7 +23,6 @@ import (
 var agentBin string
 
 func TestMain(m *testing.M) {
-	sandbox.RunHelperIfAsked()
 	dir, err := os.MkdirTemp("", "acpclient-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

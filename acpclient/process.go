@@ -39,7 +39,7 @@ type agentProc struct {
 	ring *lineRing
 	sb   *sandbox.Process // nil: not sandboxed
 	// guard is the agent guard the agent runs below when it is not sandboxed (sandbox.Guard);
-	// nil: sandboxed, or no guard (a program without sandbox.RunHelperIfAsked).
+	// nil: sandboxed.
 	guard *sandbox.Process
 	// netStop stops serving the sandbox's proxy listener (Options.AgentNetwork); nil: none.
 	netStop func()
@@ -110,10 +110,6 @@ func startAgent(argv []string, dir string, env []string, spec *sandbox.Spec, gra
 		sb, err = sandbox.Start(spec, cmd)
 	default:
 		guard, err = sandbox.Guard(cmd, grace)
-		if errors.Is(err, sandbox.ErrNoGuard) {
-			log.Warn("agent started without its guard: processes it starts may outlive acpterm if acpterm is killed", "err", err)
-			err = cmd.Start()
-		}
 	}
 	inR.Close()
 	outW.Close()

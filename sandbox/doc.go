@@ -4,8 +4,10 @@
 // terminal, and does not outlive the process that started it.
 //
 // Start runs an *exec.Cmd through a helper: the calling program itself, re-executed with the
-// hidden first argument HelperArg (so every program using Start calls RunHelperIfAsked first
-// thing in main). The helper is created in new user, mount, PID and, unless the network is
+// hidden first argument HelperArg. The helper's code is in package sandbox/internal/helper,
+// whose init runs it and exits before the program's other packages are initialised (a
+// program linking this package needs no call in main, and its start-up cost stays out of
+// every sandboxed command). The helper is created in new user, mount, PID and, unless the network is
 // "on", network namespaces, with a parent-death signal. Before it starts the command it sets
 // up the layers and confirms each one with a canary rather than assuming it:
 //

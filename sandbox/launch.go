@@ -15,50 +15,24 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/acpterm/acpterm/netproxy"
+	"github.com/acpterm/acpterm/sandbox/internal/helper"
 )
 
-// HelperArg is the hidden first argument that turns the program into the sandbox helper.
-// A program using Start must call RunHelperIfAsked first thing in main (and in TestMain),
-// because Start re-executes /proc/self/exe with it.
-const HelperArg = "__sandbox-exec"
-
-// specEnv carries the request to the helper; the helper removes it before the command runs.
-const specEnv = "ACPTERM_SANDBOX_REQUEST"
-
-// statusFD is the helper's end of the status pipe.
-const statusFD = 3
+// HelperArg is the hidden first argument that turns the program into the sandbox helper:
+// Start re-executes /proc/self/exe with it. Every program linking this package handles it
+// before main: the helper runs, and exits, from the init of package sandbox/internal/helper,
+// which is initialised before the program's heavier packages (so a test binary serves as
+// the helper too).
+const HelperArg = helper.Arg
 
 // setupBound is how long Start waits for the helper to report its layers.
 const setupBound = 30 * time.Second
 
-// request is what Start hands to the helper.
-type request struct {
-	Spec    Spec     `json:"spec"`
-	Path    string   `json:"path"`
-	Argv    []string `json:"argv"`
-	Dir     string   `json:"dir"`
-	Canary  string   `json:"canary"`  // a file outside every writable path (Landlock canary)
-	NS      nsFlags  `json:"ns"`      // namespaces created at clone
-	Missing []string `json:"missing"` // layers the parent could not set up, with the reason
-	Parent  nsIDs    `json:"parent"`  // the parent's namespace ids, to confirm new ones
-}
-
-type nsFlags struct{ User, Mount, PID, Net bool }
-
-type nsIDs struct{ User, Mount, PID, Net uint64 }
-
-// message is one JSON line on the status pipe.
-type message struct {
-	Ready *Report     `json:"ready,omitempty"`
-	Error string      `json:"error,omitempty"`
-	Exit  *ExitStatus `json:"exit,omitempty"`
-}
-
-// ExitStatus is how the sandboxed command ended: a code or a signal name.
-type ExitStatus struct {
-	Code   *int   `json:"code,omitempty"`
-	Signal string `json:"signal,omitempty"` // "SIGTERM", …
-}
+// ExitStatus is how the sandboxed command ended: Code (nil for a signal) or Signal, a
+// signal name ("SIGTERM"). It is the helper's own type (the helper reports it).
+type ExitStatus = helper.ExitStatus
 
 // Process is a command started through the helper.
 type Process struct {
@@ -138,7 +112,7 @@ func (p *Process) readRest() {
 	for {
 		line, err := p.lines.ReadBytes('\n')
 		if len(line) > 0 {
-			var m message
+			var m helper.Message
 			if json.Unmarshal(line, &m) == nil && m.Exit != nil {
 				p.mu.Lock()
 				p.exit = m.Exit
@@ -174,7 +148,14 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 	if len(cmd.ExtraFiles) > 0 {
 		return nil, errors.New("sandbox: start: cmd.ExtraFiles must be empty")
 	}
-	req := request{Spec: *spec, Path: cmd.Path, Argv: cmd.Args, Dir: cmd.Dir, Parent: currentNS()}
+	req := helper.Request{Spec: helper.Spec(*spec), Path: cmd.Path, Argv: cmd.Args, Dir: cmd.Dir, Parent: currentNS()}
+	if spec.Network == NetworkProxy {
+		req.ProxyPort = spec.ProxyPort
+		if req.ProxyPort == 0 {
+			req.ProxyPort = netproxy.DefaultForwardPort
+		}
+		req.ProxyEnv, req.ProxyEnvNames = netproxy.Env(req.ProxyPort), netproxy.EnvNames
+	}
 	canary, err := canaryFile(spec)
 	if err != nil {
 		req.Missing = append(req.Missing, "landlock: no canary: "+err.Error())
@@ -194,7 +175,7 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 	}
 	env := make([]string, 0, len(cmd.Env)+1)
 	for _, kv := range cmd.Env {
-		if !strings.HasPrefix(kv, specEnv+"=") {
+		if !strings.HasPrefix(kv, helper.RequestEnv+"=") {
 			env = append(env, kv)
 		}
 	}
@@ -222,13 +203,13 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 	nsMu.Lock()
 	broken := nsBroken
 	nsMu.Unlock()
-	want := nsFlags{User: true, Mount: true, PID: true, Net: spec.Network == NetworkOff || spec.Network == NetworkProxy}
+	want := helper.NSFlags{User: true, Mount: true, PID: true, Net: spec.Network == NetworkOff || spec.Network == NetworkProxy}
 	if broken != "" {
 		if spec.Mode == ModeRequired {
 			r.Close()
 			return nil, fmt.Errorf("sandbox: required layer missing: mount_ns: %s", broken)
 		}
-		want = nsFlags{}
+		want = helper.NSFlags{}
 		req.Missing = append(req.Missing, nsMissing(spec, broken)...)
 	}
 	for {
@@ -238,7 +219,7 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 			r.Close()
 			return nil, fmt.Errorf("sandbox: encode request: %w", err)
 		}
-		cmd.Env = append(env[:len(env):len(env)], specEnv+"="+string(b))
+		cmd.Env = append(env[:len(env):len(env)], helper.RequestEnv+"="+string(b))
 		attr := *base
 		attr.Pdeathsig = syscall.SIGKILL
 		attr.Cloneflags = cloneFlags(want)
@@ -260,7 +241,7 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 		if err == nil {
 			break
 		}
-		if want == (nsFlags{}) || !isNSError(err) {
+		if want == (helper.NSFlags{}) || !isNSError(err) {
 			r.Close()
 			return nil, fmt.Errorf("sandbox: start helper: %w", err)
 		}
@@ -272,7 +253,7 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 		nsMu.Lock()
 		nsBroken = reason
 		nsMu.Unlock()
-		want = nsFlags{}
+		want = helper.NSFlags{}
 		req.Missing = append(req.Missing, nsMissing(spec, reason)...)
 		cmd.Process = nil
 	}
@@ -281,7 +262,7 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.report = *m.Ready
+	p.report = Report(*m.Ready)
 	if p.report.Layers.Net == "proxy" {
 		// The helper sent the listener before its report: it is waiting in the pair.
 		ln, err := recvListener(proxyEnd)
@@ -306,7 +287,7 @@ func nsMissing(spec *Spec, reason string) []string {
 	return out
 }
 
-func cloneFlags(f nsFlags) uintptr {
+func cloneFlags(f helper.NSFlags) uintptr {
 	var fl uintptr
 	if f.User {
 		fl |= unix.CLONE_NEWUSER
@@ -348,16 +329,9 @@ func nsReason(err error) string {
 }
 
 // currentNS returns this process's namespace ids (inode numbers of /proc/self/ns/*).
-func currentNS() nsIDs {
-	return nsIDs{User: nsID("user"), Mount: nsID("mnt"), PID: nsID("pid"), Net: nsID("net")}
-}
-
-func nsID(kind string) uint64 {
-	var st unix.Stat_t
-	if unix.Stat("/proc/self/ns/"+kind, &st) != nil {
-		return 0
-	}
-	return st.Ino
+func currentNS() helper.NSIDs {
+	n := helper.NSID
+	return helper.NSIDs{User: n("user"), Mount: n("mnt"), PID: n("pid"), Net: n("net")}
 }
 
 // canaryFile returns a file the sandboxed process must not be able to open for writing:
@@ -405,24 +379,19 @@ func canaryFile(spec *Spec) (string, error) {
 }
 
 // within reports whether p is dir or below it.
-func within(p, dir string) bool {
-	if dir == "/" {
-		return true
-	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
-}
+func within(p, dir string) bool { return helper.Within(p, dir) }
 
 // awaitReady reads the first message of a started helper or guard (cmd) from its status
 // end: the report that the command runs. It returns the Process reading the rest of status and
 // that message. Errors (after killing and reaping cmd and closing status): the message's own
 // error, no message within setupBound ("sandbox: WHO did not WHAT within 30s"), or the status
 // end closing first. who names the process ("the helper"), what the step it missed.
-func awaitReady(cmd *exec.Cmd, status *os.File, who, what string) (*Process, message, error) {
+func awaitReady(cmd *exec.Cmd, status *os.File, who, what string) (*Process, helper.Message, error) {
 	p := &Process{lines: bufio.NewReader(status), status: status, done: make(chan struct{})}
 	_ = status.SetReadDeadline(time.Now().Add(setupBound))
 	line, rerr := p.lines.ReadBytes('\n')
 	_ = status.SetReadDeadline(time.Time{})
-	var m message
+	var m helper.Message
 	if rerr == nil {
 		rerr = json.Unmarshal(line, &m)
 	}

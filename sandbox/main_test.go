@@ -9,7 +9,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	RunHelperIfAsked()
 	if mark := os.Getenv("SBX_FAKE_ACPTERM"); mark != "" {
 		os.Exit(fakeAcpterm(mark))
 	}

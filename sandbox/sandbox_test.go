@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/acpterm/acpterm/sandbox/internal/helper"
 )
 
 // marked returns the pids whose environment holds SBX_MARK=mark.
@@ -109,7 +111,7 @@ func TestCheckReportsEveryLayer(t *testing.T) {
 	rep := p.Report()
 	b, _ := json.Marshal(rep)
 	want := `{"mode":"required","layers":{"landlock":{"abi":7,"enforced":true},"user_ns":true,"mount_ns":true,"pid_ns":true,"net":"off","seccomp":true,"no_new_privs":true,"fds_closed":true},"missing":[]}`
-	if abi, _ := landlockABI(); abi != 7 {
+	if abi, _ := helper.LandlockABI(); abi != 7 {
 		t.Skipf("Landlock ABI %d (the expected report is for 7)", abi)
 	}
 	if string(b) != want {

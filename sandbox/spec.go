@@ -4,19 +4,22 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/acpterm/acpterm/sandbox/internal/helper"
 )
 
-// Mode says how strictly the sandbox is applied ([sandbox] mode, --sandbox).
-type Mode string
+// Mode says how strictly the sandbox is applied ([sandbox] mode, --sandbox). It is the
+// helper's own type (the helper reads it from the request).
+type Mode = helper.Mode
 
 // The modes.
 const (
 	// ModeOff runs commands with the user's full rights (no helper).
-	ModeOff Mode = "off"
+	ModeOff = helper.ModeOff
 	// ModeAuto applies every layer the kernel offers and reports the missing ones.
-	ModeAuto Mode = "auto"
+	ModeAuto = helper.ModeAuto
 	// ModeRequired refuses to run a command when any layer is missing.
-	ModeRequired Mode = "required"
+	ModeRequired = helper.ModeRequired
 )
 
 // ParseMode returns the Mode named s. Errors: any other string.
@@ -28,17 +31,18 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("sandbox mode %q is not one of off, auto, required", s)
 }
 
-// Network says what network a sandboxed command gets ([sandbox] network).
-type Network string
+// Network says what network a sandboxed command gets ([sandbox] network). It is the
+// helper's own type (the helper reads it from the request).
+type Network = helper.Network
 
 // The network modes.
 const (
 	// NetworkOn leaves the network as it is for acpterm.
-	NetworkOn Network = "on"
+	NetworkOn = helper.NetworkOn
 	// NetworkOff runs the command in an empty network namespace (only a loopback
 	// interface that is down), with TCP bind/connect refused by Landlock (ABI >= 4) and
 	// unix sockets refused by seccomp, so nothing outside the sandbox is reachable.
-	NetworkOff Network = "off"
+	NetworkOff = helper.NetworkOff
 	// NetworkProxy runs the command in an empty network namespace whose only way out is
 	// acpterm's network proxy: before any restriction the helper brings the namespace's
 	// loopback up, listens on 127.0.0.1:ProxyPort there and hands that listener to acpterm
@@ -46,7 +50,7 @@ const (
 	// ALL_PROXY and NO_PROXY pointing at it. Unix sockets are refused by seccomp as with off,
 	// so no socket path leads out either; TCP inside the namespace reaches only its own
 	// loopback (a test server the command starts) and the proxy listener.
-	NetworkProxy Network = "proxy"
+	NetworkProxy = helper.NetworkProxy
 )
 
 // ParseNetwork returns the Network named s. Errors: any other string.
@@ -121,37 +125,18 @@ func (s *Spec) Validate() error {
 	return nil
 }
 
-// Landlock is the Landlock layer of a Report.
-type Landlock struct {
-	// ABI is the Landlock ABI version in force (0: none).
-	ABI int `json:"abi"`
-	// Enforced is true when a forbidden write was refused with EACCES by the canary.
-	Enforced bool `json:"enforced"`
-}
+// Landlock is the Landlock layer of a Report: ABI is the Landlock ABI version in force (0:
+// none), Enforced is true when a forbidden write was refused with EACCES by the canary. It
+// is the helper's own type (the helper fills it in).
+type Landlock = helper.Landlock
 
-// Layers says which layer is in force for a sandboxed process, each confirmed by a
-// canary in the helper before the command started.
-type Layers struct {
-	Landlock Landlock `json:"landlock"`
-	// UserNS is true when the process runs in its own user namespace (its capabilities
-	// reach nothing outside).
-	UserNS bool `json:"user_ns"`
-	// MountNS is true when the process has its own mount namespace with the protected
-	// paths read-only (EROFS confirmed on each) and the masked paths hidden.
-	MountNS bool `json:"mount_ns"`
-	// PidNS is true when the helper is PID 1 of a new PID namespace: every process in it
-	// dies with the helper.
-	PidNS bool `json:"pid_ns"`
-	// Net is "off" when the process is confirmed in an empty network namespace, "proxy" when
-	// it is and the proxy listener was handed to acpterm, else "on".
-	Net string `json:"net"`
-	// Seccomp is true when ioctl(TIOCSTI) was refused with EPERM by the canary.
-	Seccomp bool `json:"seccomp"`
-	// NoNewPrivs is true when prctl(PR_GET_NO_NEW_PRIVS) returned 1.
-	NoNewPrivs bool `json:"no_new_privs"`
-	// FDsClosed is true when no file descriptor above 2 reaches the command.
-	FDsClosed bool `json:"fds_closed"`
-}
+// Layers says which layer is in force for a sandboxed process, each confirmed by a canary in
+// the helper before the command started: Landlock; UserNS (its own user namespace), MountNS
+// (its own mount namespace, protected paths read-only, masked paths hidden), PidNS (the
+// helper is PID 1 of a new PID namespace), Net ("off", "proxy" or "on"), Seccomp
+// (ioctl(TIOCSTI) refused), NoNewPrivs, FDsClosed (no descriptor above 2 reaches the
+// command). It is the helper's own type (the helper fills it in).
+type Layers = helper.Layers
 
 // Report is what the helper found in force, and what is missing with the reason.
 type Report struct {

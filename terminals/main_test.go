@@ -15,7 +15,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	sandbox.RunHelperIfAsked()
 	goleak.VerifyTestMain(m)
 }
 

@@ -34,8 +34,8 @@ type ManagerOptions struct {
 	Subreaper bool
 	// Sandbox, when not nil, runs every terminal's command through the sandbox helper under
 	// this spec (its TTY is set to each terminal's own pty). In sandbox.ModeRequired, Start
-	// fails when a layer is missing. The program must call sandbox.RunHelperIfAsked first
-	// thing in main.
+	// fails when a layer is missing. The helper is the program itself re-executed (package
+	// sandbox handles that before main).
 	Sandbox *sandbox.Spec
 	// Network serves a sandboxed terminal's proxy listener (Sandbox.Network is
 	// sandbox.NetworkProxy): it is called with the terminal's id and label and the listener

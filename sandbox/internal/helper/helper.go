@@ -1,10 +1,9 @@
-package sandbox
+package helper
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"runtime"
@@ -17,38 +16,31 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
-
-	"github.com/acpterm/acpterm/netproxy"
 )
 
-// The helper keeps its main goroutine on the process's first thread from init until it
-// exits (never unlocked): no_new_privs, the Landlock domain and the canaries that confirm
-// them are per-thread, and the command is forked from this same thread (see confineThread).
+// init runs the helper or the guard, and exits, when the process was started as one (the
+// first argument is Arg or GuardArg); otherwise it does nothing. It runs before any package
+// that imports this one is initialised (see the package doc). The main goroutine is locked to
+// the process's first thread and never unlocked: no_new_privs, the Landlock domain and the
+// canaries that confirm them are per-thread, and the command is forked from this same thread
+// (see confineThread).
 func init() {
-	if IsHelper() || isGuard() {
+	if len(os.Args) < 2 {
+		return
+	}
+	switch os.Args[1] {
+	case Arg:
 		runtime.LockOSThread()
-	}
-}
-
-// IsHelper reports whether this process was started as the sandbox helper.
-func IsHelper() bool { return len(os.Args) > 1 && os.Args[1] == HelperArg }
-
-// RunHelperIfAsked runs the sandbox helper or the agent guard and exits when this process was
-// started as one (see HelperArg and GuardArg); otherwise it returns at once, and Guard may be
-// used from then on. Call it first thing in main (and in TestMain).
-func RunHelperIfAsked() {
-	if IsHelper() {
 		os.Exit(helperMain())
-	}
-	if isGuard() {
+	case GuardArg:
+		runtime.LockOSThread()
 		os.Exit(guardMain())
 	}
-	guardServed.Store(true)
 }
 
 // helper is the state of the running helper.
 type helper struct {
-	req    request
+	req    Request
 	status *os.File
 	rep    Report
 	tid    int // the thread the layers are applied on and the command is forked from
@@ -70,13 +62,13 @@ type helper struct {
 // waits for each), which cost most of the helper's start-up time. The seccomp filter is
 // still loaded with TSYNC: a single syscall the kernel applies to every thread at once.
 
-func (h *helper) send(m message) {
+func (h *helper) send(m Message) {
 	b, _ := json.Marshal(m)
 	_, _ = h.status.Write(append(b, '\n'))
 }
 
 func (h *helper) fail(code int, format string, a ...any) int {
-	h.send(message{Error: fmt.Sprintf(format, a...)})
+	h.send(Message{Error: fmt.Sprintf(format, a...)})
 	return code
 }
 
@@ -87,9 +79,9 @@ func (h *helper) missing(layer, reason string) {
 // helperMain applies the layers, confirms each with a canary, starts the command and acts
 // as its init until it exits. It returns the helper's exit code.
 func helperMain() int {
-	h := &helper{status: os.NewFile(statusFD, "sandbox-status")}
-	raw := os.Getenv(specEnv)
-	_ = os.Unsetenv(specEnv)
+	h := &helper{status: os.NewFile(StatusFD, "sandbox-status")}
+	raw := os.Getenv(RequestEnv)
+	_ = os.Unsetenv(RequestEnv)
 	if err := json.Unmarshal([]byte(raw), &h.req); err != nil {
 		return h.fail(125, "sandbox: helper: bad request: %v", err)
 	}
@@ -101,14 +93,14 @@ func helperMain() int {
 
 	// Namespaces.
 	if h.req.NS.User {
-		if nsID("user") != h.req.Parent.User && nsID("user") != 0 {
+		if NSID("user") != h.req.Parent.User && NSID("user") != 0 {
 			h.rep.Layers.UserNS = true
 		} else {
 			h.missing("user_ns", "not in a new user namespace")
 		}
 	}
 	if h.req.NS.PID {
-		if os.Getpid() == 1 && nsID("pid") != h.req.Parent.PID {
+		if os.Getpid() == 1 && NSID("pid") != h.req.Parent.PID {
 			h.rep.Layers.PidNS = true
 		} else {
 			h.missing("pid_ns", "the helper is not PID 1 of a new PID namespace")
@@ -130,7 +122,7 @@ func helperMain() int {
 			h.missing("net", err.Error())
 		} else if spec.Network == NetworkOff {
 			h.rep.Layers.Net = "off"
-		} else if err := sendProxyListener(spec.ProxyPort); err != nil {
+		} else if err := sendProxyListener(h.req.ProxyPort); err != nil {
 			h.missing("net", err.Error())
 		} else {
 			h.rep.Layers.Net = "proxy"
@@ -148,9 +140,9 @@ func helperMain() int {
 	abi, _ := ll.LandlockGetABIVersion()
 	var abstract string
 	if abi >= 6 {
-		abstract = fmt.Sprintf("@acpterm-sandbox-canary-%d-%d", os.Getpid(), nsID("net"))
-		if l, err := net.Listen("unix", abstract); err == nil {
-			defer l.Close()
+		abstract = fmt.Sprintf("@acpterm-sandbox-canary-%d-%d", os.Getpid(), NSID("net"))
+		if fd, err := listenAbstract(abstract); err == nil {
+			defer unix.Close(fd)
 		} else {
 			abstract = ""
 		}
@@ -333,59 +325,6 @@ func existing(paths []string) []string {
 	return out
 }
 
-// proxyFD is the helper's end of the socket pair the proxy listener goes back on
-// (NetworkProxy only).
-const proxyFD = 4
-
-// proxyPort is the port of the proxy listener for spec port p.
-func proxyPort(p int) int {
-	if p == 0 {
-		return netproxy.DefaultForwardPort
-	}
-	return p
-}
-
-// sendProxyListener brings the namespace's loopback up, listens on 127.0.0.1:port and sends
-// the listening socket to acpterm over proxyFD (SCM_RIGHTS), keeping no copy: acpterm serves
-// it from outside the sandbox, so nothing in the sandbox needs a unix socket to get out.
-func sendProxyListener(port int) error {
-	defer unix.Close(proxyFD)
-	if err := netproxy.BringUpLoopback(); err != nil {
-		return err
-	}
-	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: proxyPort(port)})
-	if err != nil {
-		return fmt.Errorf("proxy listener: %v", err)
-	}
-	defer ln.Close()
-	f, err := ln.File()
-	if err != nil {
-		return fmt.Errorf("proxy listener: %v", err)
-	}
-	defer f.Close()
-	if err := unix.Sendmsg(proxyFD, []byte{'L'}, unix.UnixRights(int(f.Fd())), nil, 0); err != nil {
-		return fmt.Errorf("proxy listener: sending it to acpterm: %v", err)
-	}
-	return nil
-}
-
-// checkEmptyNet confirms a new network namespace with no interface but a loopback.
-func checkEmptyNet(parent uint64) error {
-	if id := nsID("net"); id == 0 || id == parent {
-		return errors.New("not in a new network namespace")
-	}
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return fmt.Errorf("listing interfaces: %v", err)
-	}
-	for _, i := range ifs {
-		if i.Flags&net.FlagLoopback == 0 {
-			return fmt.Errorf("interface %s present in the network namespace", i.Name)
-		}
-	}
-	return nil
-}
-
 // checkFDs confirms every descriptor above 2 is close-on-exec.
 func checkFDs() error {
 	ents, err := os.ReadDir("/proc/self/fd")
@@ -415,7 +354,7 @@ func (h *helper) run() int {
 	env := make([]string, 0, len(os.Environ())+2)
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == specEnv {
+		if name == RequestEnv {
 			continue
 		}
 		if slices.Contains(tempVars, name) {
@@ -432,9 +371,9 @@ func (h *helper) run() int {
 		// any the command's environment had).
 		env = slices.DeleteFunc(env, func(kv string) bool {
 			name, _, _ := strings.Cut(kv, "=")
-			return slices.Contains(netproxy.EnvNames, name)
+			return slices.Contains(h.req.ProxyEnvNames, name)
 		})
-		env = append(env, netproxy.Env(proxyPort(spec.ProxyPort))...)
+		env = append(env, h.req.ProxyEnv...)
 	}
 	if gc := goCacheRedirect(env, spec); gc != "" {
 		env = append(env, "GOCACHE="+gc)
@@ -453,9 +392,9 @@ func (h *helper) run() int {
 		return h.fail(127, "sandbox: exec %s: %v", h.req.Path, err)
 	}
 	rep := h.rep
-	h.send(message{Ready: &rep})
+	h.send(Message{Ready: &rep})
 	st, code, _ := superviseChild(pid, sigs, nil)
-	h.send(message{Exit: &st})
+	h.send(Message{Exit: &st})
 	return code
 }
 
@@ -549,7 +488,7 @@ func goCacheRedirect(env []string, spec *Spec) string {
 	if base != "" {
 		gc := base + "/go-build"
 		for _, w := range append(append(append([]string(nil), spec.Roots...), spec.TempDir), spec.Write...) {
-			if within(gc, w) {
+			if Within(gc, w) {
 				return ""
 			}
 		}
@@ -602,5 +541,5 @@ func checkSeccomp() error {
 	return nil
 }
 
-// landlockABI returns the kernel's Landlock ABI version (0 and an error without Landlock).
-func landlockABI() (int, error) { return ll.LandlockGetABIVersion() }
+// LandlockABI returns the kernel's Landlock ABI version (0 and an error without Landlock).
+func LandlockABI() (int, error) { return ll.LandlockGetABIVersion() }
