@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"sync"
 	"sync/atomic"
 )
 
@@ -162,7 +163,8 @@ func (h *httpHandler) forward(w http.ResponseWriter, r *http.Request) {
 			proxyErr.Store(err.Error())
 			refuseHTTP(w, http.StatusBadGateway, "acpterm: "+err.Error())
 		},
-		ErrorLog: h.ep.p.errLog,
+		ErrorLog:   h.ep.p.errLog,
+		BufferPool: bodyBuffers,
 	}
 	rp.ServeHTTP(w, r)
 	cu.Close()
@@ -171,6 +173,19 @@ func (h *httpHandler) forward(w http.ResponseWriter, r *http.Request) {
 		c.rec.Error = e
 	}
 }
+
+// bodyBufferSize is the buffer (bytes) a forwarded request's body and response body are copied
+// through: ReverseProxy's own default, 32 KiB, makes a 200 MB download 6 400 reads and 6 400
+// writes, and the proxy's CPU per byte several times a tunnel's.
+const bodyBufferSize = 256 << 10
+
+// bodyBuffers are the copy buffers of forwarded requests (httputil.BufferPool).
+var bodyBuffers = &bufferPool{p: sync.Pool{New: func() any { b := make([]byte, bodyBufferSize); return &b }}}
+
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte  { return *b.p.Get().(*[]byte) }
+func (b *bufferPool) Put(s []byte) { b.p.Put(&s) }
 
 // countingConn counts the bytes read from and written to a connection.
 type countingConn struct {
