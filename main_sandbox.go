@@ -110,6 +110,10 @@ func sandboxFor(cfg *config.Config, flagMode string, getenv func(string) string,
 		Mode: mode, Roots: cfg.Policy.Roots, TempDir: tmp, ReadOnly: ro, Pin: pr.Pin, Mask: mask,
 		Network: network, Seccomp: true,
 	}
+	if filepath.IsAbs(home) {
+		// Whose start-up files no root may expose (sandbox.HomeExposure).
+		s.spec.Home = home
+	}
 	// The canaries run in auto mode, so that every missing layer is reported at once.
 	probe := *s.spec
 	probe.Mode = sandbox.ModeAuto

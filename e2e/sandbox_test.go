@@ -52,13 +52,15 @@ func TestSandboxCheckJSON(t *testing.T) {
 }
 
 // TestSandboxRequiredRefusesAgent: in required mode with agent = true, a layer that cannot be
-// confirmed (with roots = ["/"] no write can be refused, so Landlock has no canary) stops
-// acpterm before the agent starts, naming the layer; sandbox check exits 1 and lists it.
+// confirmed (with roots = ["/"] no write can be refused, so Landlock has no canary; and "/"
+// holds the home directory) stops acpterm before the agent starts, naming the layer; sandbox
+// check exits 1 and lists it.
 func TestSandboxRequiredRefusesAgent(t *testing.T) {
 	e := newEnv(t)
 	e.writeConfig("[policy]\nroots = [\"/\"]\n[sandbox]\nmode = \"required\"\nagent = true\n")
 	r := e.run("--headless", "--demo", "--cwd", e.project, "--prompt", "hello")
-	want := "acpterm: sandbox: required layer missing: landlock: no canary: no directory outside the writable paths to hold it (mode required; the agent is not started)\n"
+	want := "acpterm: sandbox: required layer missing: home_root: root / contains your home directory " + e.home + ": " + homeWhy +
+		"; use a project directory as root; landlock: no canary: no directory outside the writable paths to hold it (mode required; the agent is not started)\n"
 	if r.code != 1 || r.stderr != want {
 		t.Errorf("exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
 	}

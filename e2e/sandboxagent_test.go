@@ -107,7 +107,9 @@ func TestSandboxAgentEscapesFail(t *testing.T) {
 		}
 	}
 	w.Skip(w.State) // acpterm's own log and audit log; checked below
-	config := "[policy]\nroots = [" + fmt.Sprintf("%q", w.Home) + "]\n[sandbox]\nmode = \"required\"\nagent = true\nnetwork = \"off\"\n"
+	// The root is the project below the (temporary) home: a home directory as root is refused
+	// in required mode (TestSandboxHomeRootRefused).
+	config := "[policy]\nroots = [" + fmt.Sprintf("%q", w.Root) + "]\n[sandbox]\nmode = \"required\"\nagent = true\nnetwork = \"off\"\n"
 	writeWorldConfig(t, w, config)
 	before, gitConfig := w.Snapshot(t), w.GitConfig(t)
 	r := runAgentEscapes(t, w)

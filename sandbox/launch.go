@@ -127,8 +127,61 @@ func (p *Process) readRest() {
 
 var (
 	nsMu     sync.Mutex
+	nsProbed bool   // probeNS ran
 	nsBroken string // why namespaces could not be created (auto mode then goes without)
 )
+
+// probeNS returns why the kernel refuses the helper's namespaces ("" when it grants them),
+// finding out once per process by starting /bin/true in all of them (user, mount, PID,
+// network): an exec.Cmd cannot be started again after the kernel refused its clone, so Start
+// must know before it starts the caller's.
+func probeNS() string {
+	nsMu.Lock()
+	defer nsMu.Unlock()
+	if nsProbed || nsBroken != "" {
+		return nsBroken
+	}
+	nsProbed = true
+	path := "/bin/true"
+	if _, err := os.Stat(path); err != nil {
+		path = "/usr/bin/true"
+	}
+	probe := exec.Command(path)
+	probe.SysProcAttr = nsAttr(nil, helper.NSFlags{User: true, Mount: true, PID: true, Net: true})
+	if err := probe.Start(); err != nil {
+		if isNSError(err) {
+			nsBroken = nsReason(err)
+		}
+		return nsBroken // any other failure (no true) leaves it to the helper's own start
+	}
+	_ = probe.Wait()
+	return ""
+}
+
+// nsAttr returns base (nil: none) with a parent-death signal of SIGKILL and the clone flags
+// and identity mappings for the namespaces of want.
+func nsAttr(base *syscall.SysProcAttr, want helper.NSFlags) *syscall.SysProcAttr {
+	attr := syscall.SysProcAttr{}
+	if base != nil {
+		attr = *base
+	}
+	attr.Pdeathsig = syscall.SIGKILL
+	attr.Cloneflags = cloneFlags(want)
+	if want.User {
+		uid, gid := os.Geteuid(), os.Getegid()
+		size := 1
+		if uid == 0 {
+			size = 1<<32 - 1 // root keeps every uid as it is: files keep their owners
+		}
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: size}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: size}}
+		if uid == 0 {
+			attr.GidMappings[0] = syscall.SysProcIDMap{ContainerID: 0, HostID: 0, Size: size}
+		}
+		attr.GidMappingsEnableSetgroups = uid == 0
+	}
+	return &attr
+}
 
 // Start runs cmd through the sandbox helper under spec. The caller fills cmd as for a
 // plain start (Path, Args, Dir, Env, Stdin/Stdout/Stderr, SysProcAttr with Setsid/Setctty);
@@ -139,8 +192,9 @@ var (
 // the command's own status.
 //
 // Errors: an invalid spec; in ModeRequired a missing layer ("sandbox: required layer
-// missing: pid_ns: user namespaces are disabled: …"); the helper failing to start or to
-// exec the command.
+// missing: pid_ns: user namespaces are disabled: …"), a root that exposes the home directory
+// included (HomeExposure: refused before the helper starts); the helper failing to start or
+// to exec the command.
 func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -155,6 +209,12 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 			req.ProxyPort = netproxy.DefaultForwardPort
 		}
 		req.ProxyEnv, req.ProxyEnvNames = netproxy.Env(req.ProxyPort), netproxy.EnvNames
+	}
+	if exposed := HomeExposure(spec); len(exposed) > 0 {
+		if spec.Mode == ModeRequired {
+			return nil, fmt.Errorf("sandbox: required layer missing: %s", strings.Join(exposed, "; "))
+		}
+		req.Missing = append(req.Missing, exposed...)
 	}
 	canary, err := canaryFile(spec)
 	if err != nil {
@@ -200,9 +260,7 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, child) // the helper's proxyFD
 	}
 
-	nsMu.Lock()
-	broken := nsBroken
-	nsMu.Unlock()
+	broken := probeNS()
 	want := helper.NSFlags{User: true, Mount: true, PID: true, Net: spec.Network == NetworkOff || spec.Network == NetworkProxy}
 	if broken != "" {
 		if spec.Mode == ModeRequired {
@@ -212,50 +270,29 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 		want = helper.NSFlags{}
 		req.Missing = append(req.Missing, nsMissing(spec, broken)...)
 	}
-	for {
-		req.NS = want
-		b, err := json.Marshal(req)
-		if err != nil {
-			r.Close()
-			return nil, fmt.Errorf("sandbox: encode request: %w", err)
-		}
-		cmd.Env = append(env[:len(env):len(env)], helper.RequestEnv+"="+string(b))
-		attr := *base
-		attr.Pdeathsig = syscall.SIGKILL
-		attr.Cloneflags = cloneFlags(want)
-		if want.User {
-			uid, gid := os.Geteuid(), os.Getegid()
-			size := 1
-			if uid == 0 {
-				size = 1<<32 - 1 // root keeps every uid as it is: files keep their owners
+	req.NS = want
+	b, err := json.Marshal(req)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("sandbox: encode request: %w", err)
+	}
+	cmd.Env = append(env, helper.RequestEnv+"="+string(b))
+	cmd.SysProcAttr = nsAttr(base, want)
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		if want != (helper.NSFlags{}) && isNSError(err) {
+			// The probe passed, this clone did not (a namespace limit reached meanwhile): an
+			// exec.Cmd cannot be started twice, so this command fails; the next ones go without.
+			reason := nsReason(err)
+			nsMu.Lock()
+			nsBroken = reason
+			nsMu.Unlock()
+			if spec.Mode == ModeRequired {
+				return nil, fmt.Errorf("sandbox: required layer missing: mount_ns: %s", reason)
 			}
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: size}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: size}}
-			if uid == 0 {
-				attr.GidMappings[0] = syscall.SysProcIDMap{ContainerID: 0, HostID: 0, Size: size}
-			}
-			attr.GidMappingsEnableSetgroups = uid == 0
+			return nil, fmt.Errorf("sandbox: start helper: %s (the next commands run without namespaces)", reason)
 		}
-		cmd.SysProcAttr = &attr
-		err = cmd.Start()
-		if err == nil {
-			break
-		}
-		if want == (helper.NSFlags{}) || !isNSError(err) {
-			r.Close()
-			return nil, fmt.Errorf("sandbox: start helper: %w", err)
-		}
-		reason := nsReason(err)
-		if spec.Mode == ModeRequired {
-			r.Close()
-			return nil, fmt.Errorf("sandbox: required layer missing: mount_ns: %s", reason)
-		}
-		nsMu.Lock()
-		nsBroken = reason
-		nsMu.Unlock()
-		want = helper.NSFlags{}
-		req.Missing = append(req.Missing, nsMissing(spec, reason)...)
-		cmd.Process = nil
+		return nil, fmt.Errorf("sandbox: start helper: %w", err)
 	}
 	_ = w.Close()
 	p, m, err := awaitReady(cmd, r, "the helper", "report its layers")

@@ -40,10 +40,20 @@ func marked(mark string) []int {
 // TestKilledParentTakesEverything: SIGKILL of the process that started the helper ends
 // the helper (parent-death signal) and with it every process of its PID namespace, a
 // setsid child included, within 3 s.
-func TestKilledParentTakesEverything(t *testing.T) {
+func TestKilledParentTakesEverything(t *testing.T) { killedParentTakesEverything(t, false) }
+
+// TestKilledParentTakesEverythingWithoutPidNS: the same without any namespace (auto mode,
+// the kernel refusing them): the helper, a subreaper that sees acpterm go through its status
+// pipe, ends the tree itself.
+func TestKilledParentTakesEverythingWithoutPidNS(t *testing.T) { killedParentTakesEverything(t, true) }
+
+func killedParentTakesEverything(t *testing.T, noPidNS bool) {
 	mark := strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	parent := exec.Command("/proc/self/exe")
 	parent.Env = append(os.Environ(), "SBX_FAKE_ACPTERM="+mark)
+	if noPidNS {
+		parent.Env = append(parent.Env, "SBX_FAKE_NOPIDNS=1")
+	}
 	out, _ := parent.StdoutPipe()
 	if err := parent.Start(); err != nil {
 		t.Fatal(err)
@@ -145,15 +155,15 @@ func TestExitStatusThroughHelper(t *testing.T) {
 	}
 }
 
-// TestRequiredRefusesWithoutLayer: in required mode a layer the kernel does not offer
-// (here: seccomp refused because the request names a canary that cannot exist) fails
-// Start with an error naming the layer.
+// TestRequiredRefusesWithoutLayer: in required mode a protection that cannot be had (here:
+// root "/" holds the home directory, and leaves Landlock no canary) fails Start with an
+// error naming it; auto mode runs and reports both missing.
 func TestRequiredRefusesWithoutLayer(t *testing.T) {
 	root := t.TempDir()
 	spec := &Spec{Mode: ModeRequired, Roots: []string{"/"}, TempDir: root, Network: NetworkOn, Seccomp: true}
 	cmd := exec.Command("/bin/true")
 	_, err := Start(spec, cmd)
-	if err == nil || !strings.Contains(err.Error(), "sandbox: required layer missing: landlock: no canary") {
+	if err == nil || !strings.HasPrefix(err.Error(), "sandbox: required layer missing: home_root: root / contains your home directory ") {
 		t.Fatalf("err %v", err)
 	}
 	spec.Mode = ModeAuto
@@ -163,7 +173,8 @@ func TestRequiredRefusesWithoutLayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	if r := p.Report(); r.Layers.Landlock.Enforced || len(r.Missing) != 1 || !strings.HasPrefix(r.Missing[0], "landlock: ") {
+	if r := p.Report(); r.Layers.Landlock.Enforced || len(r.Missing) != 2 || !strings.HasPrefix(r.Missing[0], "home_root: ") ||
+		!strings.HasPrefix(r.Missing[1], "landlock: no canary") {
 		t.Errorf("auto report %+v", r)
 	}
 }

@@ -95,6 +95,9 @@ type Spec struct {
 	Seccomp bool `json:"seccomp"`
 	// TTY is the terminal's own pty slave (writable, ioctls allowed); "" for none.
 	TTY string `json:"tty,omitempty"`
+	// Home is the user's home directory, whose start-up files no root may expose (see
+	// HomeExposure); "" means $HOME of the calling process.
+	Home string `json:"home,omitempty"`
 }
 
 // Validate checks the spec for what the helper cannot work without. Errors name the field.
@@ -114,6 +117,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.TempDir == "" || !strings.HasPrefix(s.TempDir, "/") {
 		return fmt.Errorf("sandbox: spec temp dir %q is not an absolute path", s.TempDir)
+	}
+	if s.Home != "" && !strings.HasPrefix(s.Home, "/") {
+		return fmt.Errorf("sandbox: spec home %q is not an absolute path", s.Home)
 	}
 	for _, list := range [][]string{s.Roots, s.Write, s.ReadOnly, s.Pin, s.Mask} {
 		for _, p := range list {

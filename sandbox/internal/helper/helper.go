@@ -384,6 +384,7 @@ func (h *helper) run() int {
 		Dir: h.req.Dir, Env: env, Files: []uintptr{0, 1, 2},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	}
+	gone, endAll := h.guardTree() // no PID namespace: the helper ends the tree (orphans.go)
 	if tid := unix.Gettid(); tid != h.tid {
 		return h.fail(125, "sandbox: helper: the command would be forked from thread %d, not %d where the layers were applied", tid, h.tid)
 	}
@@ -393,8 +394,11 @@ func (h *helper) run() int {
 	}
 	rep := h.rep
 	h.send(Message{Ready: &rep})
-	st, code, _ := superviseChild(pid, sigs, nil)
-	h.send(Message{Exit: &st})
+	st, code, ok := superviseChild(pid, sigs, gone)
+	if ok {
+		h.send(Message{Exit: &st})
+	}
+	endAll()
 	return code
 }
 

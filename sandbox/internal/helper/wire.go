@@ -67,6 +67,7 @@ type Spec struct {
 	ProxyPort int      `json:"proxy_port,omitempty"`
 	Seccomp   bool     `json:"seccomp"`
 	TTY       string   `json:"tty,omitempty"`
+	Home      string   `json:"home,omitempty"` // checked by the parent only (sandbox.HomeExposure)
 }
 
 // Landlock is the Landlock layer of a Report.

@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpterm/acpterm/internal/tmuxtest"
+)
+
+// TestSandboxAgentWithoutPidNSKill9TakesSetsidChild: with agent = true in auto mode on a
+// kernel that refuses PID namespaces (acpterm runs in a user namespace whose
+// user.max_pid_namespaces is 0, so every namespace the helper asks for is refused and auto
+// mode goes on without them), a setsid child of the agent still dies within 3 s of acpterm
+// being killed with SIGKILL: the helper is then a subreaper that sees acpterm go and ends the
+// tree itself. acpterm says the PID namespace is missing.
+func TestSandboxAgentWithoutPidNSKill9TakesSetsidChild(t *testing.T) {
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare(1) not installed")
+	}
+	if probe, err := exec.Command(unshare, "-U", "-r", "sh", "-c", "echo 0 > /proc/sys/user/max_pid_namespaces").CombinedOutput(); err != nil {
+		t.Skipf("no user namespace with a settable user.max_pid_namespaces: %v %s", err, probe)
+	}
+	e := newEnv(t)
+	e.writeConfig("[sandbox]\nmode = \"auto\"\nagent = true\n")
+	cmd := exec.Command(unshare, "-U", "-r", "sh", "-c", `echo 0 > /proc/sys/user/max_pid_namespaces && exec "$@"`, "sh",
+		binary, "--headless", "--approve", "allow", "--cwd", e.project,
+		"--prompt", "self setsid sleep 305 </dev/null >/dev/null 2>&1 &", "--prompt", "slow", "--", scriptAgent(t))
+	cmd.Env = e.vars()
+	cmd.Dir = e.project
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	sleeps := func() []procInfo {
+		var out []procInfo
+		for _, p := range e.leftovers(t) {
+			if p.cmdline == "sleep 305" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for deadline := time.Now().Add(waitTimeout); len(sleeps()) == 0; time.Sleep(tmuxtest.PollInterval) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent's setsid child never ran; stderr:\n%s\nlog:\n%s", stderr.String(), e.logText(t))
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	killed := time.Now()
+	for len(sleeps()) > 0 {
+		if time.Since(killed) > 3*time.Second {
+			t.Fatalf("3 s after kill -9 of acpterm, still running: %+v", sleeps())
+		}
+		time.Sleep(tmuxtest.PollInterval)
+	}
+	if !strings.Contains(stderr.String(), "acpterm: warning: sandbox: not in force: ") || !strings.Contains(stderr.String(), "; pid_ns: ") {
+		t.Errorf("acpterm did not say the PID namespace is missing; stderr:\n%s", stderr.String())
+	}
+}
+
+// homeWhy is why a root holding the home directory is a missing protection, as acpterm says it.
+const homeWhy = "shell start-up files there that do not exist yet (.profile, .zshrc, .config/fish/config.fish, …) could be created and run outside the sandbox"
+
+// TestSandboxHomeRootRefused: with the home directory as root, required mode refuses the
+// command that would create a missing ~/.zshrc (nothing is created) and refuses to start a
+// sandboxed agent, naming the root, why and what to do; `sandbox check` lists it as missing
+// and exits 1. In auto mode the command runs, acpterm warns, and the ~/.zshrc the command
+// created is moved into the quarantine.
+func TestSandboxHomeRootRefused(t *testing.T) {
+	e := newEnv(t)
+	zshrc := filepath.Join(e.home, ".zshrc")
+	missing := "home_root: root " + e.home + " is your home directory: " + homeWhy + "; use a project directory as root"
+	base := strings.Replace(demoConfig("ask"), "[policy]\n", "[policy]\nroots = ["+fmt.Sprintf("%q", e.home)+"]\n", 1)
+	e.writeConfig(base + "[sandbox]\nmode = \"required\"\n")
+	// A script, so that the policy's text check (which knows ~/.zshrc) does not see the write.
+	if err := os.WriteFile(filepath.Join(e.home, "plant.sh"), []byte("echo evil > \"$HOME/.zshrc\" && echo wrote\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prompt := "term sh ./plant.sh"
+	r := e.run("--headless", "--approve", "allow", "--cwd", e.home, "--prompt", prompt, "--", scriptAgent(t))
+	if !strings.Contains(r.stderr, "acpterm: warning: sandbox: required layer missing: "+missing+" (every command will be refused)\n") {
+		t.Errorf("required: no warning naming the root; exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "sandbox: required layer missing: "+missing) || strings.Contains(r.stdout, "wrote") {
+		t.Errorf("required: the command was not refused with the reason:\n%s", r.stdout)
+	}
+	if _, err := os.Lstat(zshrc); !os.IsNotExist(err) {
+		t.Errorf("required: %s exists (%v)", zshrc, err)
+	}
+	r = e.run("sandbox", "check", "--cwd", e.home)
+	if b, _ := json.Marshal(missing); r.code != 1 || !strings.Contains(r.stdout, string(b)) {
+		t.Errorf("sandbox check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = e.run("--headless", "--sandbox-agent", "--cwd", e.home, "--prompt", "hello", "--", scriptAgent(t))
+	if want := "acpterm: sandbox: required layer missing: " + missing + " (mode required; the agent is not started)\n"; r.code != 1 || r.stderr != want {
+		t.Errorf("agent: exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
+	}
+
+	e.writeConfig(base + "[sandbox]\nmode = \"auto\"\n")
+	r = e.run("--headless", "--approve", "allow", "--cwd", e.home, "--prompt", prompt, "--", scriptAgent(t))
+	if !strings.Contains(r.stderr, "acpterm: warning: sandbox: not in force: "+missing+"\n") {
+		t.Errorf("auto: no warning naming the root; stderr:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "wrote") || !strings.Contains(r.stdout, "sandbox: removed "+zshrc+", created by the sandboxed command (moved to ") {
+		t.Errorf("auto: the created %s was not said removed:\n%s", zshrc, r.stdout)
+	}
+	if _, err := os.Lstat(zshrc); !os.IsNotExist(err) {
+		t.Errorf("auto: %s is still there (%v)", zshrc, err)
+	}
+}
+
+// TestTUISandboxHomeRootVisible: in auto mode with a root that holds the home directory,
+// the status bar says the protection is missing and a banner says which root, why and what
+// to do.
+func TestTUISandboxHomeRootVisible(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig("[policy]\nroots = [" + fmt.Sprintf("%q", e.root) + "]\n[sandbox]\nmode = \"auto\"\n")
+	tm := startDemo(t, e)
+	tm.waitMatch(regexp.MustCompile(`sandbox: landlock \d · ns · net proxy · missing home_root`))
+	tm.waitFor("home_root: root " + e.root + " contains your home directory")
+	quit(t, e, tm, 0)
+}
