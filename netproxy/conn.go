@@ -2,7 +2,6 @@ package netproxy
 
 import (
 	"errors"
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -82,15 +81,16 @@ type halfCloser interface {
 
 // relay copies both ways between client and upstream until both directions ended, closing the
 // write side of each destination when its source reached EOF. It returns the bytes copied
-// client→upstream (up) and upstream→client (down). io.Copy between *net.UnixConn or *net.TCPConn
-// sockets uses splice(2), so the payload never passes through user space.
+// client→upstream (up) and upstream→client (down). Between *net.TCPConn or *net.UnixConn
+// sockets each direction is one splice(2) loop (copyStream), so the payload never passes
+// through user space.
 func relay(client, upstream net.Conn) (up, down int64) {
 	var wg sync.WaitGroup
 	var upN atomic.Int64
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		n, _ := io.Copy(upstream, client)
+		n, _ := copyStream(upstream, client)
 		upN.Store(n)
 		if hc, ok := upstream.(halfCloser); ok {
 			_ = hc.CloseWrite()
@@ -98,7 +98,7 @@ func relay(client, upstream net.Conn) (up, down int64) {
 			upstream.Close()
 		}
 	}()
-	down, _ = io.Copy(client, upstream)
+	down, _ = copyStream(client, upstream)
 	if hc, ok := client.(halfCloser); ok {
 		_ = hc.CloseWrite()
 	} else {

@@ -1,0 +1,145 @@
+package netproxy
+
+import (
+	"errors"
+	"io"
+	"net"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// copyStream copies src to dst until src's end of file and returns the bytes copied: with
+// spliceStream when both are sockets splice(2) works on, else with io.Copy.
+func copyStream(dst, src net.Conn) (int64, error) {
+	if n, handled, err := spliceStream(dst, src); handled {
+		return n, err
+	}
+	return io.Copy(dst, src)
+}
+
+// splicePipeSize is the pipe a tunnel direction splices through (bytes): 1 MiB, the default
+// /proc/sys/fs/pipe-max-size, so one splice(2) call moves up to 1 MiB each way.
+const splicePipeSize = 1 << 20
+
+// spliceFlags are the splice(2) flags: never wait (both sockets are non-blocking as Go makes
+// them, and the pipe is too), and move pages rather than copy them where the kernel can.
+const spliceFlags = unix.SPLICE_F_NONBLOCK | unix.SPLICE_F_MOVE
+
+// spliceStream moves everything src sends to dst through a pipe of its own with splice(2): the
+// payload stays in the kernel (socket → pipe → socket, page references, no copy to user space).
+// It returns handled=false, having read nothing, when either end is not a socket splice works on
+// (net.Pipe, a TLS or wrapped connection; the caller copies instead).
+//
+// It is what io.Copy between two *net.TCPConn does (internal/poll.Splice), with one
+// difference measured to matter (docs/benchmarks.md, "network proxy"): each splice call is a
+// raw system call, made without telling the Go scheduler that the goroutine entered the kernel.
+// Every call here is non-blocking and bounded by the 1 MiB pipe, so it returns in well under a
+// millisecond; announced as an ordinary system call, each of those calls was long enough for
+// the runtime's monitor thread to take the goroutine's P away and hand it back, and that churn
+// (sysmon wake-ups, futex hand-offs) was a fifth of the proxy's CPU per byte tunnelled. Waiting
+// for data or for room still goes through the runtime's poller (RawConn.Read/Write), so a close
+// or a deadline ends the copy as it ends any read.
+func spliceStream(dst, src net.Conn) (n int64, handled bool, err error) {
+	dc, ok1 := dst.(syscall.Conn)
+	sc, ok2 := src.(syscall.Conn)
+	if !ok1 || !ok2 || !spliceable(dst) || !spliceable(src) {
+		return 0, false, nil
+	}
+	drc, err := dc.SyscallConn()
+	if err != nil {
+		return 0, false, nil
+	}
+	src2, err := sc.SyscallConn()
+	if err != nil {
+		return 0, false, nil
+	}
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		return 0, false, nil
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	// A smaller pipe (the limit lowered by the administrator) only means more calls.
+	_, _ = unix.FcntlInt(uintptr(p[0]), unix.F_SETPIPE_SZ, splicePipeSize)
+	for {
+		var in int
+		var serr error
+		rerr := src2.Read(func(fd uintptr) bool {
+			for {
+				r, _, e := unix.RawSyscall6(unix.SYS_SPLICE, fd, 0, uintptr(p[1]), 0, splicePipeSize, spliceFlags)
+				switch e {
+				case unix.EINTR:
+					continue
+				case unix.EAGAIN:
+					return false // nothing to read yet: wait in the poller
+				case 0:
+					in = int(r)
+				default:
+					serr = e
+				}
+				return true
+			}
+		})
+		if rerr != nil {
+			return n, true, rerr
+		}
+		if serr != nil {
+			if n == 0 && errors.Is(serr, unix.EINVAL) {
+				return 0, false, nil // the kernel cannot splice from src; nothing was read
+			}
+			return n, true, serr
+		}
+		if in == 0 {
+			return n, true, nil // end of file
+		}
+		werr := drc.Write(func(fd uintptr) bool {
+			for in > 0 {
+				r, _, e := unix.RawSyscall6(unix.SYS_SPLICE, uintptr(p[0]), 0, fd, 0, uintptr(in), spliceFlags)
+				switch e {
+				case unix.EINTR:
+					continue
+				case unix.EAGAIN:
+					return false // dst's buffer is full: wait in the poller
+				case 0:
+					in -= int(r)
+					n += int64(r)
+				default:
+					serr = e
+					return true
+				}
+			}
+			return true
+		})
+		if werr != nil {
+			return n, true, werr
+		}
+		if serr != nil {
+			return n, true, serr
+		}
+	}
+}
+
+// spliceable reports whether c is a socket splice(2) reads and writes: TCP, or a unix stream
+// socket.
+func spliceable(c net.Conn) bool {
+	switch c := c.(type) {
+	case *net.TCPConn:
+		return true
+	case *net.UnixConn:
+		rc, err := c.SyscallConn()
+		if err != nil {
+			return false
+		}
+		typ := -1
+		if err := rc.Control(func(fd uintptr) {
+			if t, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TYPE); err == nil {
+				typ = t
+			}
+		}); err != nil {
+			return false
+		}
+		return typ == unix.SOCK_STREAM
+	}
+	return false
+}
