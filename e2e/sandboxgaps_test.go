@@ -135,3 +135,49 @@ func TestTUISandboxHomeRootVisible(t *testing.T) {
 	tm.waitFor("home_root: root " + e.root + " contains your home directory")
 	quit(t, e, tm, 0)
 }
+
+// TestSandboxProjectFilesProtected: the real binary, headless, runs a sandboxed script that
+// tries to change an existing .envrc and .vscode/tasks.json (both fail, nothing changes) and
+// creates a missing .hg/hgrc and .idea/workspace.xml: once the terminal ended those are in
+// the quarantine and the output says so.
+func TestSandboxProjectFilesProtected(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask") + "[sandbox]\nmode = \"required\"\n")
+	files := map[string]string{".envrc": "export A=1\n", ".vscode/tasks.json": "{}\n"}
+	for f, c := range files {
+		p := filepath.Join(e.project, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := "echo 'touch /tmp/pwned' >> .envrc || echo refused envrc\n" +
+		"echo '{\"tasks\":[]}' > .vscode/tasks.json || echo refused tasks\n" +
+		"mkdir -p .hg .idea && echo '[hooks]' > .hg/hgrc && echo '<project/>' > .idea/workspace.xml && echo planted\n"
+	if err := os.WriteFile(filepath.Join(e.project, "plant.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("--headless", "--approve", "allow", "--cwd", e.project, "--prompt", "term sh ./plant.sh", "--", scriptAgent(t))
+	for _, s := range []string{"refused envrc", "refused tasks", "planted"} {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("the output lacks %q (exit %d):\n%s\n%s", s, r.code, r.stdout, r.stderr)
+		}
+	}
+	for f, c := range files {
+		if b, _ := os.ReadFile(filepath.Join(e.project, f)); string(b) != c {
+			t.Errorf("%s changed: %q", f, b)
+		}
+	}
+	q := filepath.Join(e.stateD, "acpterm", "quarantine")
+	for _, f := range []string{".hg/hgrc", ".idea/workspace.xml"} {
+		p := filepath.Join(e.project, f)
+		if !strings.Contains(r.stdout, "sandbox: removed "+p+", created by the sandboxed command (moved to "+q+"/") {
+			t.Errorf("the output does not say %s was removed:\n%s", p, r.stdout)
+		}
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still in the project (%v)", p, err)
+		}
+	}
+}

@@ -23,6 +23,35 @@ var RCFiles = []string{
 	".zprofile", ".zlogin", ".inputrc", ".gitconfig", ".config/git", ".config/fish", ".npmrc",
 }
 
+// ProjectFiles are the files in a project directory that a tool on the host runs code from,
+// or follows into running code, when the user merely opens or enters the directory: direnv's
+// .envrc (run by the shell hook on cd), Mercurial's .hg/hgrc (its [hooks] run on any hg
+// command, a prompt's status included), VS Code's .vscode/tasks.json (a task with
+// "runOn": "folderOpen") and .vscode/settings.json (interpreter, terminal and formatter
+// paths the editor runs), JetBrains' .idea/workspace.xml (run configurations and start-up
+// tasks), Vim's and Neovim's local config (.exrc, .nvimrc, .nvim.lua: 'exrc'), and mise's
+// config (mise.toml, .mise.toml: hooks and env run on cd). Each is protected in every root
+// and every repository's working tree like .acpterm.toml: bound read-only when it exists,
+// quarantined when a sandboxed command creates it (see WatchCandidates).
+var ProjectFiles = []string{
+	".envrc", ".hg/hgrc", ".vscode/tasks.json", ".vscode/settings.json", ".idea/workspace.xml",
+	".exrc", ".nvimrc", ".nvim.lua", "mise.toml", ".mise.toml",
+}
+
+// projectFileDirs are the directories of the ProjectFiles below a project directory (".hg",
+// ".vscode", ".idea"), and projectFileNames the ProjectFiles directly in it.
+var projectFileDirs, projectFileNames = func() (map[string]bool, map[string]bool) {
+	dirs, names := map[string]bool{}, map[string]bool{}
+	for _, f := range ProjectFiles {
+		if d, _, ok := strings.Cut(f, "/"); ok {
+			dirs[d] = true
+		} else {
+			names[f] = true
+		}
+	}
+	return dirs, names
+}()
+
 // walkLimit bounds the entries ProtectedPaths and MaskPaths visit per root.
 const walkLimit = 50000
 
@@ -45,7 +74,7 @@ func SecretPaths(home string) []string {
 type Protected struct {
 	// ReadOnly are bound read-only: the parts of a git directory git runs code from
 	// (hooks/, config, config.worktree, a core.hooksPath directory), worktree and submodule
-	// .git files, each root's .acpterm.toml, home's RCFiles.
+	// .git files, every .acpterm.toml and ProjectFiles file in the roots, home's RCFiles.
 	ReadOnly []string
 	// Pin are the git directories themselves, bound onto themselves (still writable, so
 	// git commit works) so that they cannot be renamed or removed and replaced by one whose
@@ -55,7 +84,7 @@ type Protected struct {
 
 // ProtectedPaths returns the paths to protect for roots: every .git directory or .git file
 // found in the roots (nested repositories too; node_modules is not searched), every
-// .acpterm.toml in them, the git
+// .acpterm.toml and every one of ProjectFiles in them, the git
 // directories they point to (gitdir:, commondir, modules/*), the enclosing repository of
 // a root inside one, each root's .acpterm.toml and home's RCFiles. A git directory
 // without a hooks/ directory gets an empty one (created here), so that no hook can be
@@ -145,8 +174,18 @@ func ProtectedPaths(roots []string, home string) Protected {
 			if n++; n > walkLimit {
 				return fs.SkipAll
 			}
-			if d.Name() == ".acpterm.toml" {
+			if d.Name() == ".acpterm.toml" || projectFileNames[d.Name()] && !d.IsDir() {
 				add(&pr.ReadOnly, p)
+			}
+			if d.IsDir() && projectFileDirs[d.Name()] {
+				// .vscode/tasks.json, .hg/hgrc …: the named files only (not a store to walk)
+				dir := filepath.Dir(p)
+				for _, f := range ProjectFiles {
+					if strings.HasPrefix(f, d.Name()+"/") {
+						add(&pr.ReadOnly, filepath.Join(dir, f))
+					}
+				}
+				return fs.SkipDir
 			}
 			if d.Name() == ".git" {
 				addGit(p)

@@ -21,7 +21,8 @@ import (
 // into a quarantine directory, where nothing reads it, and says what it removed.
 
 // WatchCandidates returns the paths a Watch watches for a spec: below each git directory
-// (spec.Pin) commondir, config.worktree and config; each root's .acpterm.toml; home's
+// (spec.Pin) commondir, config.worktree and config; in each root and each repository's
+// working tree (a Pin ending in /.git) .acpterm.toml and ProjectFiles; home's
 // RCFiles with .config/git/config and .config/fish/config.fish; and extra (acpterm's own
 // config and state directories). Only paths inside a writable root or spec.Write are
 // kept: Landlock already refuses creating anything elsewhere.
@@ -30,8 +31,18 @@ func WatchCandidates(spec *Spec, home string, extra []string) []string {
 	for _, g := range spec.Pin {
 		c = append(c, filepath.Join(g, "commondir"), filepath.Join(g, "config.worktree"), filepath.Join(g, "config"))
 	}
-	for _, r := range spec.Roots {
+	// Project directories: each root and each repository's working tree in it.
+	projects := append([]string(nil), spec.Roots...)
+	for _, g := range spec.Pin {
+		if filepath.Base(g) == ".git" {
+			projects = append(projects, filepath.Dir(g))
+		}
+	}
+	for _, r := range projects {
 		c = append(c, filepath.Join(r, ".acpterm.toml"))
+		for _, f := range ProjectFiles {
+			c = append(c, filepath.Join(r, f))
+		}
 	}
 	if home != "" {
 		for _, f := range append(append([]string(nil), RCFiles...), ".config/git/config", ".config/fish/config.fish") {
