@@ -4,6 +4,7 @@ package netproxy
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -31,7 +33,9 @@ import (
 // time (user+system, getrusage) of each party. Run it with scripts/bench-proxy.sh; figures in
 // docs/benchmarks.md, section "network proxy". It asserts only that every download is whole.
 // ACPTERM_BENCH_REPS sets the pairs per mode (default 5), ACPTERM_BENCH_MODE keeps the modes
-// whose name contains it ("CONNECT", "SOCKS5", "forwarded").
+// whose name contains it ("CONNECT", "SOCKS5", "forwarded"). ACPTERM_BENCH_HOLD=FILE measures
+// nothing: it writes the URLs and proxy addresses to FILE as shell assignments and keeps the
+// server and the proxy up until interrupted, to time other clients against them.
 func TestProxyBench(t *testing.T) {
 	reps := 5
 	if s := os.Getenv("ACPTERM_BENCH_REPS"); s != "" {
@@ -78,6 +82,10 @@ func TestProxyBench(t *testing.T) {
 		{"https via HTTPS_PROXY (CONNECT tunnel)", httpsURL, "HTTPS_PROXY", proxyURL},
 		{"http via ALL_PROXY (SOCKS5 tunnel)", httpURL, "ALL_PROXY", socksURL},
 		{"http via http_proxy (forwarded request)", httpURL, "http_proxy", proxyURL},
+	}
+	if hold := os.Getenv("ACPTERM_BENCH_HOLD"); hold != "" {
+		holdForClients(t, hold, ca.File, httpURL, httpsURL, proxyURL, socksURL, resolve)
+		return
 	}
 	for _, m := range modes {
 		if only := os.Getenv("ACPTERM_BENCH_MODE"); only != "" && !strings.Contains(m.name, only) {
@@ -126,6 +134,28 @@ func TestProxyBench(t *testing.T) {
 		}
 		report(t, m.name, ds, ps)
 	}
+}
+
+// holdForClients writes the shell assignments a client needs to file, then waits for SIGINT or
+// SIGTERM.
+func holdForClients(t *testing.T, file, caFile, httpURL, httpsURL, proxyURL, socksURL string, resolve func(string) []string) {
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	body := strings.Join([]string{
+		"CA=" + q(caFile),
+		"HTTP_URL=" + q(httpURL),
+		"HTTPS_URL=" + q(httpsURL),
+		"HTTP_RESOLVE=" + q(strings.Join(resolve(httpURL), " ")),
+		"HTTPS_RESOLVE=" + q(strings.Join(resolve(httpsURL), " ")),
+		"PROXY=" + q(proxyURL),
+		"SOCKS=" + q(socksURL),
+	}, "\n") + "\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	t.Logf("serving; the addresses are in %s; interrupt to stop", file)
+	<-ctx.Done()
 }
 
 // benchRun is one download: its wall time and each party's CPU time (user+system).

@@ -10,12 +10,26 @@ import (
 )
 
 // copyStream copies src to dst until src's end of file and returns the bytes copied: with
-// spliceStream when both are sockets splice(2) works on, else with io.Copy.
+// spliceStream when both are sockets splice(2) works on, else with io.Copy. A tunnel through
+// an upstream proxy that already holds bytes of the destination (*prefixConn) has them written
+// first, then its socket is spliced like any other.
 func copyStream(dst, src net.Conn) (int64, error) {
-	if n, handled, err := spliceStream(dst, src); handled {
-		return n, err
+	var pre int64
+	if pc, ok := src.(*prefixConn); ok {
+		if len(pc.pre) > 0 {
+			k, err := dst.Write(pc.pre)
+			pc.pre = pc.pre[k:]
+			if pre = int64(k); err != nil {
+				return pre, err
+			}
+		}
+		src = pc.Conn
 	}
-	return io.Copy(dst, src)
+	if n, handled, err := spliceStream(dst, src); handled {
+		return pre + n, err
+	}
+	n, err := io.Copy(dst, src)
+	return pre + n, err
 }
 
 // splicePipeSize is the pipe a tunnel direction splices through (bytes): 1 MiB, the default

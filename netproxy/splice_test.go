@@ -182,3 +182,28 @@ func TestSpliceStreamClosed(t *testing.T) {
 		t.Fatalf("copyStream after its source was closed: %v; want net.ErrClosed", err)
 	}
 }
+
+// TestCopyStreamPrefixConn: the bytes an upstream proxy's tunnel already read come first, then
+// the rest is spliced from its socket, and the count includes both.
+func TestCopyStreamPrefixConn(t *testing.T) {
+	upW, up := connPair(t, "tcp")
+	dst, dstR := connPair(t, "tcp")
+	src := &prefixConn{Conn: up, pre: []byte("early ")}
+	go func() {
+		upW.Write([]byte("and the rest"))
+		upW.Close()
+	}()
+	done := make(chan int64, 1)
+	go func() {
+		n, _ := copyStream(dst, src)
+		dst.Close()
+		done <- n
+	}()
+	got, err := io.ReadAll(dstR)
+	if err != nil || string(got) != "early and the rest" {
+		t.Fatalf("received %q, %v; want \"early and the rest\"", got, err)
+	}
+	if n := <-done; n != int64(len("early and the rest")) {
+		t.Fatalf("copyStream counted %d bytes, want %d", n, len("early and the rest"))
+	}
+}
