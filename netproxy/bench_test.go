@@ -132,21 +132,33 @@ func drain(c net.Conn, br *bufio.Reader, buf []byte) int64 {
 func BenchmarkDownload200MB(b *testing.B) {
 	port := sinkServer(b, downloadSize)
 	buf := make([]byte, clientReadSize)
+	direct := func(b *testing.B) {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Write([]byte{'g'})
+		n := drain(c, nil, buf)
+		c.Close()
+		if n != downloadSize {
+			b.Fatalf("read %d bytes", n)
+		}
+	}
+	proxied := func(b *testing.B, addr string) {
+		c, br := tunnel(b, addr, port)
+		c.Write([]byte{'g'})
+		n := drain(c, br, buf)
+		c.Close()
+		if n != downloadSize {
+			b.Fatalf("read %d bytes", n)
+		}
+	}
 	b.Run("direct", func(b *testing.B) {
 		b.SetBytes(downloadSize)
 		t0 := cpuTime()
 		defer func() { reportCPU(b, t0) }()
 		for b.Loop() {
-			c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-			if err != nil {
-				b.Fatal(err)
-			}
-			c.Write([]byte{'g'})
-			n := drain(c, nil, buf)
-			c.Close()
-			if n != downloadSize {
-				b.Fatalf("read %d bytes", n)
-			}
+			direct(b)
 		}
 	})
 	b.Run("proxy", func(b *testing.B) {
@@ -155,14 +167,31 @@ func BenchmarkDownload200MB(b *testing.B) {
 		t0 := cpuTime()
 		defer func() { reportCPU(b, t0) }()
 		for b.Loop() {
-			c, br := tunnel(b, addr, port)
-			c.Write([]byte{'g'})
-			n := drain(c, br, buf)
-			c.Close()
-			if n != downloadSize {
-				b.Fatalf("read %d bytes", n)
-			}
+			proxied(b, addr)
 		}
+	})
+	// pairs: every op is one direct and one proxied download, in alternating order; it reports
+	// the median over the ops of proxied/direct throughput (direct time / proxied time), which
+	// holds on a machine whose speed drifts between the two sub-benchmarks above.
+	b.Run("pairs", func(b *testing.B) {
+		addr := benchProxy(b)
+		var ratios []float64
+		i := 0
+		for b.Loop() {
+			var td, tp time.Duration
+			timed := func(f func()) time.Duration { t0 := time.Now(); f(); return time.Since(t0) }
+			if i%2 == 0 {
+				td = timed(func() { direct(b) })
+				tp = timed(func() { proxied(b, addr) })
+			} else {
+				tp = timed(func() { proxied(b, addr) })
+				td = timed(func() { direct(b) })
+			}
+			ratios = append(ratios, td.Seconds()/tp.Seconds())
+			i++
+		}
+		slices.Sort(ratios)
+		b.ReportMetric(ratios[len(ratios)/2], "proxied/direct")
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -206,4 +207,32 @@ func TestCopyStreamPrefixConn(t *testing.T) {
 	if n := <-done; n != int64(len("early and the rest")) {
 		t.Fatalf("copyStream counted %d bytes, want %d", n, len("early and the rest"))
 	}
+}
+
+// TestSpliceStreamPeerGone: when the destination's peer has gone, the copy ends with the
+// write error (EPIPE or ECONNRESET, never a SIGPIPE that ends the process), not a hang.
+func TestSpliceStreamPeerGone(t *testing.T) {
+	srcW, src := connPair(t, "tcp")
+	dst, dstR := connPair(t, "tcp")
+	dstR.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		chunk := make([]byte, 64<<10)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := srcW.Write(chunk); err != nil {
+				return
+			}
+		}
+	}()
+	_, handled, err := spliceStream(dst, src)
+	if !handled || !(errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
+		t.Fatalf("spliceStream to a closed peer: handled %v, %v; want EPIPE or ECONNRESET", handled, err)
+	}
+	srcW.Close()
 }
