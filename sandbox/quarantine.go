@@ -77,32 +77,60 @@ func swept(p, format string, a ...any) Swept {
 	return Swept{Path: p, Message: fmt.Sprintf(format, a...)}
 }
 
-// Watch remembers, for one sandboxed command, which watched paths were absent and which
-// .git entries existed when it started.
+// Watch remembers, for one sandboxed command, which watched paths were absent, which .git
+// entries existed in the roots and which entries existed below their git directories'
+// modules/ and worktrees/ when it started.
 type Watch struct {
-	absent []string
-	gits   map[string]bool
-	roots  []string
+	st      watchState
+	gits    map[string]bool
+	subs    map[string]bool
+	journal *os.File // the journal entry while the command may run (see Journal); nil: none
 }
 
-// NewWatch records which of candidates (see WatchCandidates) do not exist now and every
-// .git directory or file in roots (node_modules not searched, at most walkLimit entries
-// per root). Call it before the command starts.
+// watchState is what a Watch knows, as a journal entry stores it.
+type watchState struct {
+	Absent  []string  `json:"absent"`
+	Gits    []string  `json:"gits"`
+	Repos   []gitRepo `json:"repos"`
+	Subs    []string  `json:"subs"`
+	Roots   []string  `json:"roots"`
+	Label   string    `json:"label,omitempty"`
+	Started time.Time `json:"started"`
+}
+
+// NewWatch records which of candidates (see WatchCandidates) do not exist now, every .git
+// directory or file in roots (node_modules not searched, at most walkLimit entries per root)
+// and every entry below those git directories' modules/ and worktrees/ (nested submodules
+// too). Call it before the command starts.
 func NewWatch(candidates, roots []string) *Watch {
-	g := &Watch{gits: map[string]bool{}, roots: roots}
+	st := watchState{Roots: roots, Started: time.Now().UTC()}
 	for _, p := range candidates {
 		if _, err := os.Lstat(p); err != nil {
-			g.absent = append(g.absent, p)
+			st.Absent = append(st.Absent, p)
 		}
 	}
-	for _, p := range gitEntries(roots) {
+	st.Gits = gitEntries(roots)
+	st.Repos = gitRepos(st.Gits, roots)
+	walkGitSubs(st.Repos, func(s gitSub) bool {
+		st.Subs = append(st.Subs, s.path)
+		return true
+	})
+	return watchFrom(st)
+}
+
+func watchFrom(st watchState) *Watch {
+	g := &Watch{st: st, gits: map[string]bool{}, subs: map[string]bool{}}
+	for _, p := range st.Gits {
 		g.gits[p] = true
+	}
+	for _, p := range st.Subs {
+		g.subs[p] = true
 	}
 	return g
 }
 
 // Watched returns the absent paths the watch holds.
-func (g *Watch) Watched() []string { return append([]string(nil), g.absent...) }
+func (g *Watch) Watched() []string { return append([]string(nil), g.st.Absent...) }
 
 // gitEntries returns every .git entry below roots.
 func gitEntries(roots []string) []string {
@@ -130,18 +158,21 @@ func gitEntries(roots []string) []string {
 	return out
 }
 
-// Sweep moves every watched path that exists now into quarantine (created 0700 when
-// missing), under a name made of the time and the path, and returns one Swept per path
-// it moved or failed to move ("sandbox: removed /p/.git/commondir, created by the sandboxed
-// command (moved to Q/…)"), and one warning per new .git directory or file in the roots (a
-// repository the command made: its hooks and config would run when git is used there; it is
-// left in place). Call it once nothing the command started runs any more. nil when nothing
-// was created.
+// Sweep moves into quarantine (created 0700 when missing), under a name made of the time and
+// the path, every watched path that exists now, every new entry below the git directories'
+// modules/ and worktrees/ (a planted submodule or worktree git directory), and every new .git
+// directory or file in the roots (a repository the command made), and returns one Swept per
+// path it moved or failed to move ("sandbox: removed /p/.git/commondir, created by the
+// sandboxed command (moved to Q/…)"; for git directories followed by where git would run
+// their config: ": git status in /p would run its config: submodule foo"). Call it once
+// nothing the command started runs any more; it ends the journal entry (see Journal) once
+// done. nil when nothing was created.
 func (g *Watch) Sweep(quarantine string) []Swept {
+	defer g.endJournal()
 	var msgs []Swept
 	stamp := time.Now().UTC().Format("20060102T150405.000000000")
 	var created []string
-	for _, p := range g.absent {
+	for _, p := range g.st.Absent {
 		if _, err := os.Lstat(p); err == nil {
 			created = append(created, p)
 		}
@@ -159,26 +190,46 @@ func (g *Watch) Sweep(quarantine string) []Swept {
 		if _, err := os.Lstat(p); err != nil {
 			continue // inside one removed above
 		}
-		dst := filepath.Join(quarantine, stamp+strings.ReplaceAll(p, "/", "%"))
-		err := os.MkdirAll(quarantine, 0o700)
-		if err == nil {
-			err = os.Rename(p, dst)
-		}
-		if err != nil {
-			// Not movable: remove it, so the host never reads it.
-			if rerr := os.RemoveAll(p); rerr != nil {
-				msgs = append(msgs, swept(p, "sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here", p, rerr))
-				continue
-			}
-			msgs = append(msgs, swept(p, "sandbox: removed %s, created by the sandboxed command (it could not be kept: %v)", p, err))
-			continue
-		}
-		msgs = append(msgs, swept(p, "sandbox: removed %s, created by the sandboxed command (moved to %s)", p, dst))
+		msgs = append(msgs, quarantineOne(p, quarantine, stamp, ""))
 	}
-	for _, p := range gitEntries(g.roots) {
+	// Git directories below the ones the command found: a planted submodule or worktree.
+	var subs []gitSub
+	walkGitSubs(g.st.Repos, func(s gitSub) bool {
+		if g.subs[s.path] {
+			return true
+		}
+		subs = append(subs, s)
+		return false
+	})
+	for _, s := range subs {
+		msgs = append(msgs, quarantineOne(s.path, quarantine, stamp, gitSubUse(s)))
+	}
+	for _, p := range gitEntries(g.st.Roots) {
 		if !g.gits[p] {
-			msgs = append(msgs, swept(p, "sandbox: warning: the sandboxed command created the repository %s: its hooks and config run outside the sandbox when you use git in %s", p, filepath.Dir(p)))
+			msgs = append(msgs, quarantineOne(p, quarantine, stamp, gitEntryUse(p)))
 		}
 	}
 	return msgs
+}
+
+// quarantineOne moves p into quarantine (removing it when it cannot be moved) and says what
+// it did; use, when not "", says where git would have run it and ends the message.
+func quarantineOne(p, quarantine, stamp, use string) Swept {
+	tail := ""
+	if use != "" {
+		tail = ": " + use
+	}
+	dst := filepath.Join(quarantine, stamp+strings.ReplaceAll(p, "/", "%"))
+	err := os.MkdirAll(quarantine, 0o700)
+	if err == nil {
+		err = os.Rename(p, dst)
+	}
+	if err != nil {
+		// Not movable: remove it, so the host never reads it.
+		if rerr := os.RemoveAll(p); rerr != nil {
+			return swept(p, "sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here%s", p, rerr, tail)
+		}
+		return swept(p, "sandbox: removed %s, created by the sandboxed command (it could not be kept: %v)%s", p, err, tail)
+	}
+	return swept(p, "sandbox: removed %s, created by the sandboxed command (moved to %s)%s", p, dst, tail)
 }

@@ -17,7 +17,8 @@ import (
 // into the quarantine and the terminal's SandboxDenial names each. The attack: a
 // .git/commondir pointing to a planted repository whose config runs code (core.fsmonitor)
 // on the host's next `git status`; a new .acpterm.toml in a root; new rc files in a home
-// that is a root; a new nested repository is reported and left in place.
+// that is a root; a new nested repository (its hooks and config would run when git is used
+// there) is moved into the quarantine too.
 func TestSandboxCreatedProtectedPathsQuarantined(t *testing.T) {
 	w := sandboxtest.New(t)
 	spec := w.Spec(sandbox.NetworkOff)
@@ -47,18 +48,19 @@ func TestSandboxCreatedProtectedPathsQuarantined(t *testing.T) {
 		}
 	}
 	sub := filepath.Join(w.Root, "sub")
-	want = append(want, regexp.QuoteMeta("sandbox: warning: the sandboxed command created the repository "+sub+
-		"/.git: its hooks and config run outside the sandbox when you use git in "+sub))
+	subGit := filepath.Join(sub, ".git")
+	want = append(want, regexp.QuoteMeta("sandbox: removed "+subGit+", created by the sandboxed command (moved to "+quarantine+"/")+
+		`[0-9T.]+`+regexp.QuoteMeta(strings.ReplaceAll(subGit, "/", "%")+"): git in "+sub+" would run its hooks and config"))
 	re := regexp.MustCompile("^" + strings.Join(want, "; ") + "$")
 	if got := term.SandboxDenial(); !re.MatchString(got) {
 		t.Errorf("denial\n%q\nwant it to match\n%s", got, re)
 	}
 	ents, err := os.ReadDir(quarantine)
-	if err != nil || len(ents) != 4 {
-		t.Errorf("quarantine holds %d entries (%v), want 4", len(ents), err)
+	if err != nil || len(ents) != 5 {
+		t.Errorf("quarantine holds %d entries (%v), want 5", len(ents), err)
 	}
-	if _, err := os.Stat(filepath.Join(sub, ".git")); err != nil {
-		t.Errorf("the nested repository was not left in place: %v", err)
+	if _, err := os.Lstat(subGit); !os.IsNotExist(err) {
+		t.Errorf("the nested repository's .git is still there: %v", err)
 	}
 	// The host's next git status runs nothing planted.
 	git := exec.Command("git", "-C", w.Root, "status", "--short")
