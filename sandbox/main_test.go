@@ -12,6 +12,9 @@ func TestMain(m *testing.M) {
 	if mark := os.Getenv("SBX_FAKE_ACPTERM"); mark != "" {
 		os.Exit(fakeAcpterm(mark))
 	}
+	if path := os.Getenv("SBX_URING_ATTEMPT"); path != "" {
+		os.Exit(uringAttempt(path))
+	}
 	os.Exit(m.Run())
 }
 

@@ -91,7 +91,9 @@ type Spec struct {
 	// (NetworkProxy); 0 means netproxy.DefaultForwardPort (3128).
 	ProxyPort int `json:"proxy_port,omitempty"`
 	// Seccomp refuses ioctl(TIOCSTI) and ioctl(TIOCLINUX) (nothing can type into a
-	// terminal), syscalls of a foreign architecture, and, with network off, unix sockets.
+	// terminal), the tracing syscalls, io_uring (whose IORING_OP_SOCKET would bypass the
+	// socket(2) rule), syscalls of a foreign architecture, and, with network off or proxy,
+	// unix sockets.
 	Seccomp bool `json:"seccomp"`
 	// TTY is the terminal's own pty slave (writable, ioctls allowed); "" for none.
 	TTY string `json:"tty,omitempty"`
@@ -140,7 +142,7 @@ type Landlock = helper.Landlock
 // the helper before the command started: Landlock; UserNS (its own user namespace), MountNS
 // (its own mount namespace, protected paths read-only, masked paths hidden), PidNS (the
 // helper is PID 1 of a new PID namespace), Net ("off", "proxy" or "on"), Seccomp
-// (ioctl(TIOCSTI) refused), NoNewPrivs, FDsClosed (no descriptor above 2 reaches the
+// (TIOCSTI, ptrace and io_uring refused), NoNewPrivs, FDsClosed (no descriptor above 2 reaches the
 // command). It is the helper's own type (the helper fills it in).
 type Layers = helper.Layers
 

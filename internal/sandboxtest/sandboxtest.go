@@ -144,6 +144,7 @@ try secret grep -q SECRET "$HOME/.ssh/id_ed25519"
 try tcp python3 -c 'import socket,os; socket.create_connection(("127.0.0.1", int(os.environ["PORT"])), timeout=5)'
 try tiocsti python3 -c 'import fcntl,termios,os; fd=os.open("/dev/tty", os.O_RDWR); fcntl.ioctl(fd, termios.TIOCSTI, b"x")'
 try signal kill -0 "$APID"
+try uring python3 -c 'import ctypes; l=ctypes.CDLL(None, use_errno=True); p=ctypes.create_string_buffer(120); raise SystemExit(0 if l.syscall(425, 1, p) >= 0 else 1)'
 try fd test -e /proc/self/fd/"$FD"
 try rootwrite sh -c 'echo ok > "$ROOT/new.txt"'
 try tmpwrite sh -c 'test -n "$TMPDIR" && echo ok > "$TMPDIR/t" && case "$TMPDIR" in ${WANTTMP:-*/acpterm-session-*}) ;; *) false ;; esac'
@@ -157,7 +158,7 @@ func Want(network sandbox.Network) map[string]string {
 	w := map[string]string{
 		"outside": "fail", "hook": "fail", "gitconfig": "fail", "gitrename": "fail", "gitremove": "fail",
 		"rc": "fail", "project": "fail", "state": "fail", "statenew": "fail", "audit": "fail", "config": "fail", "secret": "fail",
-		"tcp": "fail", "tiocsti": "fail", "signal": "fail", "fd": "fail",
+		"tcp": "fail", "tiocsti": "fail", "signal": "fail", "uring": "fail", "fd": "fail",
 		"rootwrite": "ok", "tmpwrite": "ok", "commit": "ok",
 	}
 	if network == sandbox.NetworkOn {

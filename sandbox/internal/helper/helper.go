@@ -166,7 +166,7 @@ func helperMain() int {
 	if spec.Seccomp {
 		if err := loadSeccomp(spec.Network == NetworkOff || spec.Network == NetworkProxy); err != nil {
 			h.missing("seccomp", err.Error())
-		} else if err := checkSeccomp(); err != nil {
+		} else if err := checkSeccomp(spec.Network == NetworkOff || spec.Network == NetworkProxy); err != nil {
 			h.missing("seccomp", err.Error())
 		} else {
 			h.rep.Layers.Seccomp = true
@@ -526,9 +526,11 @@ func (h *helper) untraceable() {
 }
 
 // checkSeccomp confirms ioctl(TIOCSTI) is refused with EPERM (on /dev/null, where the
-// call would otherwise fail with ENOTTY and type nothing) and so is ptrace(PTRACE_ATTACH)
-// of pid 0 (ESRCH otherwise: no process is touched).
-func checkSeccomp() error {
+// call would otherwise fail with ENOTTY and type nothing), so is ptrace(PTRACE_ATTACH) of
+// pid 0 (ESRCH otherwise: no process is touched), io_uring_setup (EPERM, or ENOSYS on a
+// kernel without io_uring; a ring it would have made is closed at once) and, with unixOff,
+// socket(AF_UNIX).
+func checkSeccomp(unixOff bool) error {
 	fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
@@ -542,7 +544,35 @@ func checkSeccomp() error {
 	if _, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_ATTACH, 0, 0, 0, 0, 0); e != unix.EPERM {
 		return fmt.Errorf("ptrace(PTRACE_ATTACH) was not refused (got %v)", e)
 	}
+	var params [120]byte // struct io_uring_params, all zero: a valid request for one entry
+	r, _, e := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params)), 0)
+	if e == 0 {
+		unix.Close(int(r))
+	}
+	if e != unix.EPERM && e != unix.ENOSYS {
+		return fmt.Errorf("io_uring_setup was not refused (got %v)", errnoName(e))
+	}
+	if unixOff {
+		r, _, e := unix.Syscall(unix.SYS_SOCKET, unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if e == 0 {
+			unix.Close(int(r))
+		}
+		if e != unix.EPERM {
+			return fmt.Errorf("socket(AF_UNIX) was not refused (got %v)", errnoName(e))
+		}
+	}
 	return nil
+}
+
+// errnoName is e's name ("EINVAL"), or "success" for 0.
+func errnoName(e unix.Errno) string {
+	if e == 0 {
+		return "success"
+	}
+	if n := unix.ErrnoName(e); n != "" {
+		return n
+	}
+	return e.Error()
 }
 
 // LandlockABI returns the kernel's Landlock ABI version (0 and an error without Landlock).

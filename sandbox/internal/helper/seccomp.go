@@ -31,11 +31,21 @@ func lowEqual(arg uint32, v uint32) seccomp.ArgumentConditions {
 // (pidfd_getfd). gdb, strace and LeakSanitizer do not work inside the sandbox.
 var traceSyscalls = []string{"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd"}
 
+// uringSyscalls are refused outright (EPERM, as Docker's default profile does): io_uring
+// performs operations without their system call, so no seccomp rule on that call sees
+// them; IORING_OP_SOCKET (Linux 5.19) creates an AF_UNIX socket that socket(2)'s rule
+// refuses, and a connect through it reaches any listener on a path (the user's tmux
+// server, ssh-agent, D-Bus, Docker). Programs that use io_uring when it is there (libuv,
+// liburing users) fall back to ordinary system calls, as on a kernel without it.
+var uringSyscalls = []string{"io_uring_setup", "io_uring_enter", "io_uring_register"}
+
 // loadSeccomp installs, on every thread, a filter refusing (EPERM) ioctl TIOCSTI and
-// TIOCLINUX, the traceSyscalls and, with unixOff, socket(AF_UNIX) (path sockets reach
+// TIOCLINUX, the traceSyscalls, the uringSyscalls and, with unixOff, socket(AF_UNIX) (path sockets reach
 // outside an empty network namespace); and a second filter refusing every syscall of a foreign architecture
-// (go-seccomp-bpf gives those its default action, here allow, and a 32-bit ioctl would
-// bypass the first filter).
+// (go-seccomp-bpf gives those its default action, here allow, and a 32-bit ioctl or
+// socketcall(2) would bypass the first filter). go-seccomp-bpf itself refuses (ENOSYS)
+// every x32 system call on amd64 (numbers with __X32_SYSCALL_BIT), which share the
+// x86-64 architecture value.
 func loadSeccomp(unixOff bool) error {
 	conds := []seccomp.NameWithConditions{
 		{Name: "ioctl", Conditions: lowEqual(1, unix.TIOCSTI)},
@@ -52,6 +62,7 @@ func loadSeccomp(unixOff bool) error {
 			Syscalls: []seccomp.SyscallGroup{
 				{Action: seccomp.ActionErrno, NamesWithCondtions: conds},
 				{Action: seccomp.ActionErrno, Names: traceSyscalls},
+				{Action: seccomp.ActionErrno, Names: uringSyscalls},
 			},
 		},
 	}

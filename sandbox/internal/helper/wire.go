@@ -94,7 +94,8 @@ type Layers struct {
 	// Net is "off" when the process is confirmed in an empty network namespace, "proxy" when
 	// it is and the proxy listener was handed to acpterm, else "on".
 	Net string `json:"net"`
-	// Seccomp is true when ioctl(TIOCSTI) was refused with EPERM by the canary.
+	// Seccomp is true when the canary saw ioctl(TIOCSTI), ptrace and io_uring_setup refused
+	// (and socket(AF_UNIX) with network off or proxy).
 	Seccomp bool `json:"seccomp"`
 	// NoNewPrivs is true when prctl(PR_GET_NO_NEW_PRIVS) returned 1.
 	NoNewPrivs bool `json:"no_new_privs"`
