@@ -44,6 +44,9 @@ type helper struct {
 	status *os.File
 	rep    Report
 	tid    int // the thread the layers are applied on and the command is forked from
+
+	sigs     chan os.Signal // notified of supervisedSignals once notified is closed
+	notified chan struct{}
 }
 
 // confineThread: why the helper confines one thread, not all of them.
@@ -79,7 +82,15 @@ func (h *helper) missing(layer, reason string) {
 // helperMain applies the layers, confirms each with a canary, starts the command and acts
 // as its init until it exits. It returns the helper's exit code.
 func helperMain() int {
-	h := &helper{status: os.NewFile(StatusFD, "sandbox-status")}
+	h := &helper{status: os.NewFile(StatusFD, "sandbox-status"), sigs: make(chan os.Signal, 64), notified: make(chan struct{})}
+	// The supervisor's signals are asked for while the layers are set up: os/signal enables
+	// each through a thread of its own and waits for it, which took as long as all the layers
+	// together when done just before the fork. A terminating signal that arrives meanwhile
+	// ends the helper before the command starts (run), as it did when it killed the helper.
+	go func() {
+		signal.Notify(h.sigs, supervisedSignals...)
+		close(h.notified)
+	}()
 	raw := os.Getenv(RequestEnv)
 	_ = os.Unsetenv(RequestEnv)
 	if err := json.Unmarshal([]byte(raw), &h.req); err != nil {
@@ -378,8 +389,10 @@ func (h *helper) run() int {
 	if gc := goCacheRedirect(env, spec); gc != "" {
 		env = append(env, "GOCACHE="+gc)
 	}
-	sigs := make(chan os.Signal, 64)
-	signal.Notify(sigs, supervisedSignals...)
+	<-h.notified
+	if sig := pendingEnd(h.sigs); sig != 0 {
+		return h.fail(128+int(sig), "sandbox: helper: %s before the command started", unix.SignalName(sig))
+	}
 	attr := &syscall.ProcAttr{
 		Dir: h.req.Dir, Env: env, Files: []uintptr{0, 1, 2},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
@@ -394,12 +407,91 @@ func (h *helper) run() int {
 	}
 	rep := h.rep
 	h.send(Message{Ready: &rep})
-	st, code, ok := superviseChild(pid, sigs, gone)
+	var st ExitStatus
+	var code int
+	ok := true
+	if gone == nil {
+		st, code = awaitChild(pid, h.sigs)
+	} else {
+		// No PID namespace: the wait must also end when acpterm is gone.
+		st, code, ok = superviseChild(pid, h.sigs, gone)
+	}
 	if ok {
 		h.send(Message{Exit: &st})
 	}
 	endAll()
 	return code
+}
+
+// pendingEnd drains sigs and returns the first signal in it that ends a Go program which
+// does not ask for it (os/signal: SIGHUP, SIGINT, SIGTERM, SIGQUIT; the others are caught
+// and dropped), 0 for none.
+func pendingEnd(sigs chan os.Signal) syscall.Signal {
+	for {
+		select {
+		case s := <-sigs:
+			switch sig := s.(syscall.Signal); sig {
+			case unix.SIGHUP, unix.SIGINT, unix.SIGTERM, unix.SIGQUIT:
+				return sig
+			}
+		default:
+			return 0
+		}
+	}
+}
+
+// awaitChild waits until pid, a child of this process, exits, reaping every other child
+// that ends meanwhile (orphans re-parented here), with a blocking wait4 on the calling thread
+// (the kernel wakes it when a child ends: no signal goes through os/signal on the way). A
+// goroutine passes on the usual terminating signals from sigs to pid when it moved out of this
+// process's group, as superviseChild does. It returns pid's status and the code the helper
+// exits with (the child's own, 128+N for a signal); 125 and no status when wait4 fails.
+func awaitChild(pid int, sigs chan os.Signal) (ExitStatus, int) {
+	go func() {
+		self := unix.Getpgrp()
+		for s := range sigs {
+			passOn(pid, self, s.(syscall.Signal))
+		}
+	}()
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return ExitStatus{}, 125
+		}
+		if got == pid {
+			return exitOf(ws)
+		}
+	}
+}
+
+// passOn sends sig to pid when it is a terminating signal and pid is no longer in the
+// supervisor's process group self (one sent to the group reached pid directly).
+func passOn(pid, self int, sig syscall.Signal) {
+	switch sig {
+	case unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2:
+		if pg, err := unix.Getpgid(pid); err == nil && pg != self {
+			_ = unix.Kill(pid, sig)
+		}
+	}
+}
+
+// exitOf returns the ExitStatus of a wait status and the code a supervisor exits with (the
+// child's own, 128+N for a signal).
+func exitOf(ws unix.WaitStatus) (st ExitStatus, code int) {
+	if ws.Signaled() {
+		st.Signal = unix.SignalName(ws.Signal())
+		if st.Signal == "" {
+			st.Signal = "SIG" + strconv.Itoa(int(ws.Signal()))
+		}
+		return st, 128 + int(ws.Signal())
+	}
+	c := ws.ExitStatus()
+	st.Code = &c
+	return st, c
 }
 
 // supervisedSignals are the signals a supervisor (the helper, the guard) catches: SIGCHLD, and
@@ -429,12 +521,7 @@ func superviseChild(pid int, sigs chan os.Signal, stop <-chan struct{}) (st Exit
 		if sig != unix.SIGCHLD {
 			// A signal for the group reached the command directly; one for the supervisor
 			// alone (the command moved to a group of its own) is passed on.
-			if pg, err := unix.Getpgid(pid); err == nil && pg != self {
-				switch sig {
-				case unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2:
-					_ = unix.Kill(pid, sig)
-				}
-			}
+			passOn(pid, self, sig)
 			continue
 		}
 		for {
@@ -443,21 +530,10 @@ func superviseChild(pid int, sigs chan os.Signal, stop <-chan struct{}) (st Exit
 			if err != nil || got <= 0 {
 				break
 			}
-			if got != pid {
-				continue
+			if got == pid {
+				st, code = exitOf(ws)
+				return st, code, true
 			}
-			if ws.Signaled() {
-				st.Signal = unix.SignalName(ws.Signal())
-				if st.Signal == "" {
-					st.Signal = "SIG" + strconv.Itoa(int(ws.Signal()))
-				}
-				code = 128 + int(ws.Signal())
-			} else {
-				c := ws.ExitStatus()
-				st.Code = &c
-				code = c
-			}
-			return st, code, true
 		}
 	}
 }

@@ -1,12 +1,14 @@
 //go:build sandboxbench
 
-package terminals
+package main
 
 // The sandbox benchmark behind docs/benchmarks.md ("sandbox"): exec latency of `true` and
 // of a 10-leaf shell line, the 100 MB flood, with and without the sandbox in one run
-// (alternating), and the memory the helper adds per terminal.
+// (alternating), and the memory the helper adds per terminal. It is in package main, not
+// terminals, because the helper is the running program re-executed: this test binary links
+// all of acpterm, as the real one does, so its helper starts as acpterm's would.
 //
-//	ACPTERM_BENCH_FILE=/tmp/acpterm-mixed.txt go test -tags sandboxbench -run TestSandboxBench -v -timeout 30m ./terminals
+//	ACPTERM_BENCH_FILE=/tmp/acpterm-mixed.txt go test -tags sandboxbench -run TestSandboxBench -v -timeout 30m .
 
 import (
 	"context"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/acpterm/acpterm/sandbox"
+	"github.com/acpterm/acpterm/terminals"
 )
 
 func median(d []time.Duration) time.Duration {
@@ -28,7 +31,7 @@ func median(d []time.Duration) time.Duration {
 
 // runOnce starts o, waits for its exit report and releases it; it returns the time from
 // Start to the exit report.
-func runOnce(t *testing.T, m *Manager, o StartOptions) time.Duration {
+func runOnce(t *testing.T, m *terminals.Manager, o terminals.StartOptions) time.Duration {
 	t.Helper()
 	begin := time.Now()
 	term, err := m.Start(o)
@@ -62,8 +65,8 @@ func TestSandboxBench(t *testing.T) {
 	root, tmp := t.TempDir(), t.TempDir()
 	spec := &sandbox.Spec{Mode: sandbox.ModeRequired, Roots: []string{root}, TempDir: tmp, Network: sandbox.NetworkOn, Seccomp: true}
 	spec.ReadOnly = sandbox.ProtectedPaths([]string{root}, os.Getenv("HOME")).ReadOnly
-	plain := NewManager(ManagerOptions{})
-	boxed := NewManager(ManagerOptions{Sandbox: spec})
+	plain := terminals.NewManager(terminals.ManagerOptions{})
+	boxed := terminals.NewManager(terminals.ManagerOptions{Sandbox: spec})
 	defer plain.Close()
 	defer boxed.Close()
 	env := os.Environ()
@@ -71,9 +74,9 @@ func TestSandboxBench(t *testing.T) {
 	leaves := strings.Repeat("true && ", 9) + "true"
 	for _, c := range []struct {
 		name string
-		o    StartOptions
-	}{{"true", StartOptions{Argv: []string{"true"}, Dir: root, Env: env}},
-		{"10-leaf line", StartOptions{ShellLine: leaves, Dir: root, Env: env}}} {
+		o    terminals.StartOptions
+	}{{"true", terminals.StartOptions{Argv: []string{"true"}, Dir: root, Env: env}},
+		{"10-leaf line", terminals.StartOptions{ShellLine: leaves, Dir: root, Env: env}}} {
 		var a, b []time.Duration
 		for range n {
 			a = append(a, runOnce(t, plain, c.o))
@@ -84,7 +87,7 @@ func TestSandboxBench(t *testing.T) {
 	}
 
 	// Memory: the helper's resident set while the command (sleep) runs.
-	term, err := boxed.Start(StartOptions{Argv: []string{"sleep", "30"}, Dir: root, Env: env})
+	term, err := boxed.Start(terminals.StartOptions{Argv: []string{"sleep", "30"}, Dir: root, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func TestSandboxBench(t *testing.T) {
 	reps := sbxEnvInt("ACPTERM_BENCH_REPS", 3)
 	var fa, fb []time.Duration
 	for range reps {
-		fo := StartOptions{Argv: []string{"cat", file}, Dir: "/", Env: env, Size: Size{Cols: 200, Rows: 50}}
+		fo := terminals.StartOptions{Argv: []string{"cat", file}, Dir: "/", Env: env, Size: terminals.Size{Cols: 200, Rows: 50}}
 		fa = append(fa, runOnce(t, plain, fo))
 		fb = append(fb, runOnce(t, boxed, fo))
 	}
