@@ -359,7 +359,9 @@ func TestWriterOptions(t *testing.T) {
 		{"cp \"$x\" y", Ask, "cp gets an argument only known at run time"},
 		{"install --strip-program=/tmp/x a b", Ask, "install --strip-program"},
 		// Ordinary writes inside the root stay allowed.
-		{"cp a b && mv b c && touch d && chmod +x d && ln -s d e && mkdir -p f/g && echo x | tee h && sort -o i h && dd if=h of=j && rm -f j && cp /etc/hostname k", Allow, ""},
+		{"cp a b && mv b c && touch d && chmod +x d && ln -s d e && mkdir -p f/g && echo x | tee h && dd if=h of=j && rm -f j && cp /etc/hostname k", Allow, ""},
+		// A reader's output option is no write its allow rule approved: [policy.fs] write asks.
+		{"sort -o i h", Ask, "sort writes i: write of"},
 		{"cp -t dir a b; install -d out; chmod --reference=a b; truncate -s 0 x", Allow, ""},
 	}
 	for _, c := range cases {

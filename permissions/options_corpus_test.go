@@ -230,7 +230,7 @@ func TestLongOptionExactName(t *testing.T) {
 		{[]string{"git", "log", "--output=/etc/f"}, Deny, "git target: outside roots"},
 		{[]string{"git", "log", "--output", "/etc/f"}, Deny, "git target: outside roots"},
 		{[]string{"git", "log", "--outp=/etc/f"}, Deny, "git target: outside roots"},
-		{[]string{"git", "log", "--output", "f"}, Allow, "allow: git"},
+		{[]string{"git", "log", "--output", "f"}, Ask, "git target: fs.write"}, // [policy.fs] write = "ask"
 		{[]string{"git", "format-patch", "--output-directory=/etc/d"}, Deny, "git target: outside roots"},
 		{[]string{"rg", "--pre-glob=*.pdf", "x"}, Allow, "allow: rg"},
 		{[]string{"rg", "--pre=/tmp/x", "x"}, Ask, "launch: rg --pre"},

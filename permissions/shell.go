@@ -1650,13 +1650,14 @@ func (a *analyzer) writeTargets(words []wv) {
 	if t.Dynamic {
 		a.note(Ask, "dynamic write target", fmt.Sprintf("%s gets an argument only known at run time, so the file it writes cannot be checked", tool))
 	}
-	a.checkWriterTargets(tool, t.Paths, t.Entries)
+	a.checkWriterTargets(tool, t.Paths, t.Entries, t.Reader)
 }
 
 // checkWriterTargets checks the files tool writes like redirect targets (checkPath; checkEntry
 // for the directory entries in entries, indexes into targets). "" targets (only known at run
-// time, already noted) and tee's "-" are skipped.
-func (a *analyzer) checkWriterTargets(tool string, targets []string, entries map[int]bool) {
+// time, already noted) and tee's "-" are skipped. With reader (Targets.Reader) the
+// [policy.fs] write verdict applies too, as to a redirect.
+func (a *analyzer) checkWriterTargets(tool string, targets []string, entries map[int]bool, reader bool) {
 	for k, t := range targets {
 		if t == "" || t == "-" && tool == "tee" {
 			continue
@@ -1667,12 +1668,13 @@ func (a *analyzer) checkWriterTargets(tool string, targets []string, entries map
 		} else {
 			a.checkPath(t, true, tool+" writes "+t)
 		}
-		// The program itself is allowed to write files, so the [policy.fs] write verdict (made
-		// for fs/write_text_file and redirects) does not apply; outside the roots, protected
-		// paths, deny_write globs and links still do.
+		// A program that writes by purpose is allowed to write files, so the [policy.fs] write
+		// verdict (made for fs/write_text_file and redirects) does not apply to it; outside the
+		// roots, protected paths, deny_write globs and links still do. A reader's output
+		// option is a write the allow rule never approved: fs.write applies as to a redirect.
 		kept := a.notes[:n]
 		for _, f := range a.notes[n:] {
-			if f.rule == "redirect: fs.write" || strings.HasPrefix(f.rule, "redirect: grant:") {
+			if !reader && (f.rule == "redirect: fs.write" || strings.HasPrefix(f.rule, "redirect: grant:")) {
 				continue
 			}
 			f.rule = strings.Replace(f.rule, "redirect: ", tool+" target: ", 1)

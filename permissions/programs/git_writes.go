@@ -42,6 +42,8 @@ func gitWrites(_ string, args []Arg) Targets {
 		longs, shorts = append(longs, "--output-directory"), "o"
 	}
 	merge(gitValueTargets(rest, longs, shorts))
+	// The diff family reads history; its --output is a reader's output option.
+	t.Reader = gitDiffFamily[sub] && len(t.Paths) > 0
 	switch sub {
 	case "bundle":
 		if len(rest) > 0 && rest[0].S == "create" && !rest[0].Dyn {
@@ -152,6 +154,10 @@ func gitValueTargets(args []Arg, longs []string, shorts string) Targets {
 	}
 	return t
 }
+
+// gitDiffFamily are the git subcommands that only read history and take --output=FILE (the
+// diff options, git-diff(1) "--output").
+var gitDiffFamily = setOf("diff", "log", "show", "whatchanged", "diff-tree", "diff-files", "diff-index", "range-diff", "reflog", "stash")
 
 // gitCloneOpts and gitInitOpts are the options of git clone and git init that take a value
 // (git-clone(1), git-init(1)); an optional value (--shared, --recurse-submodules) only follows "=".

@@ -11,7 +11,7 @@ func sortLaunch(tool string, args []string) (Hit, bool) {
 }
 
 func init() {
-	register(&Spec{Names: []string{"sort"}, Launch: sortLaunch, DynamicArgs: true, Writes: writerTargets, Examples: []Example{
+	register(&Spec{Names: []string{"sort"}, Launch: sortLaunch, DynamicArgs: true, Writes: readerWrites(writerTargets), Examples: []Example{
 		{Line: "sort -u f | head", Want: "allow", Allow: []string{"sort", "head"}},
 		{Line: "sort --compress-program=x f", Want: "ask", Reason: "sort --compress-program runs a compression program"},
 		{Line: "sort -o .git/config f", Want: "deny", Reason: "sort writes .git/config"},

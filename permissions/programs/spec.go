@@ -111,6 +111,20 @@ type Targets struct {
 	Entries map[int]bool
 	// Dynamic is set when an argument only known at run time may be a target.
 	Dynamic bool
+	// Reader is set when the command reads by purpose and writes these files only because an
+	// output option names them (git log --output, sort -o, tree -o, uniq IN OUT, xxd IN OUT):
+	// allowing the command is then no approval of the write, which [policy.fs] write judges
+	// like a redirect. Writers by purpose (cp, tee, go build -o) leave it false.
+	Reader bool
+}
+
+// readerWrites marks the targets of w as written by a reader's output option (Targets.Reader).
+func readerWrites(w func(string, []Arg) Targets) func(string, []Arg) Targets {
+	return func(tool string, args []Arg) Targets {
+		t := w(tool, args)
+		t.Reader = true
+		return t
+	}
 }
 
 // Example is a command line a Spec must decide a certain way; the table test runs it through

@@ -4,7 +4,7 @@ package programs
 func treeWrites(_ string, args []Arg) Targets { return valueTargets(args, nil, "o") }
 
 func init() {
-	register(&Spec{Names: []string{"tree"}, Writes: treeWrites, DynamicArgs: true, Examples: []Example{
+	register(&Spec{Names: []string{"tree"}, Writes: readerWrites(treeWrites), DynamicArgs: true, Examples: []Example{
 		{Line: "tree -L 2 -I node_modules", Want: "allow"},
 		{Line: "tree -o listing.txt", Want: "allow"},
 		{Line: "tree -o ~/.bashrc", Want: "deny", Reason: "tree writes"},

@@ -6,7 +6,7 @@ func uniqWrites(_ string, args []Arg) Targets {
 }
 
 func init() {
-	register(&Spec{Names: []string{"uniq"}, Writes: uniqWrites, DynamicArgs: true, Examples: []Example{
+	register(&Spec{Names: []string{"uniq"}, Writes: readerWrites(uniqWrites), DynamicArgs: true, Examples: []Example{
 		{Line: "uniq -c README.md", Want: "allow"},
 		{Line: "uniq -f 1 README.md", Want: "allow"},
 		{Line: "uniq README.md out.txt", Want: "allow"},

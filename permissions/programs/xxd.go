@@ -21,7 +21,7 @@ func xxdWrites(_ string, args []Arg) Targets {
 }
 
 func init() {
-	register(&Spec{Names: []string{"xxd"}, Writes: xxdWrites, DynamicArgs: true, Examples: []Example{
+	register(&Spec{Names: []string{"xxd"}, Writes: readerWrites(xxdWrites), DynamicArgs: true, Examples: []Example{
 		{Line: "xxd -l 64 README.md", Want: "allow"},
 		{Line: "xxd -c 16 README.md dump.txt", Want: "allow"},
 		{Line: "xxd -r README.md ~/.bashrc", Want: "deny", Reason: "xxd writes"},
