@@ -216,11 +216,27 @@ func (p *commandPolicy) buildEnv(vars []EnvVar, rt *cmdRuntime, dirs []string) (
 		}
 	}
 	kv = appendGitConfig(kv, gitSafeConfig)
+	kv = setEnvKV(kv, "LESSSECURE", "1")
 	env = make([]string, len(kv))
 	for i, e := range kv {
 		env[i] = e.k + "=" + e.v
 	}
 	return env, added, fs
+}
+
+// setEnvKV sets k to v in kv, replacing any earlier value. Every command gets LESSSECURE=1 this
+// way: less (git's, man's and most programs' pager) then has no shell escape (!cmd, |), no
+// editor (v) and no file examining or saving, so an agent typing into a pager it started (the
+// MCP terminal tools) runs nothing the policy did not judge. LESSSECURE is on the env deny list,
+// so neither the agent's variables nor a script can take it back.
+func setEnvKV(kv []envKV, k, v string) []envKV {
+	out := kv[:0]
+	for _, e := range kv {
+		if e.k != k {
+			out = append(out, e)
+		}
+	}
+	return append(out, envKV{k, v})
 }
 
 // gitSafeConfig are git settings every command acpterm runs for the agent gets through git's

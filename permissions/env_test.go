@@ -69,13 +69,13 @@ func TestBuildEnv(t *testing.T) {
 		rules []string
 		why   string
 	}{
-		{nil, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", gitKey0, gitVal0, gitCount1}, nil, nil, ""},
+		{nil, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", gitKey0, gitVal0, gitCount1, "LESSSECURE=1"}, nil, nil, ""},
 		{[]EnvVar{{"CI", "1"}, {"LANG", "C"}, {"MY_X", "2"}, {"CI", "true"}},
-			[]string{"HOME=/home/u", "USER=u", "PATH=/usr/bin", "LANG=C", "MY_X=2", "CI=true", gitKey0, gitVal0, gitCount1}, []string{"CI", "LANG", "MY_X"}, nil, ""},
-		{[]EnvVar{{"FOO", "1"}}, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", "FOO=1", gitKey0, gitVal0, gitCount1}, []string{"FOO"}, []string{"env: not allowed"}, "the agent sets FOO, which is not on the env allow list"},
+			[]string{"HOME=/home/u", "USER=u", "PATH=/usr/bin", "LANG=C", "MY_X=2", "CI=true", gitKey0, gitVal0, gitCount1, "LESSSECURE=1"}, []string{"CI", "LANG", "MY_X"}, nil, ""},
+		{[]EnvVar{{"FOO", "1"}}, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", "FOO=1", gitKey0, gitVal0, gitCount1, "LESSSECURE=1"}, []string{"FOO"}, []string{"env: not allowed"}, "the agent sets FOO, which is not on the env allow list"},
 		{[]EnvVar{{"GIT_PAGER", "sh -c id"}}, nil, nil, []string{"env deny: GIT_*"}, "GIT_PAGER, which is on the env deny list (GIT_*)"},
 		// A plain pager is harmless even though GIT_* is denied.
-		{[]EnvVar{{"GIT_PAGER", "cat"}}, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", "GIT_PAGER=cat", gitKey0, gitVal0, gitCount1}, []string{"GIT_PAGER"}, nil, ""},
+		{[]EnvVar{{"GIT_PAGER", "cat"}}, []string{"HOME=/home/u", "USER=u", "LANG=C.UTF-8", "PATH=/usr/bin", "GIT_PAGER=cat", gitKey0, gitVal0, gitCount1, "LESSSECURE=1"}, []string{"GIT_PAGER"}, nil, ""},
 		{[]EnvVar{{"npm_config_script_shell", "/w/x"}}, nil, nil, []string{"env deny: NPM_CONFIG_*"}, ""},
 		{[]EnvVar{{"BASH_FUNC_ls%%", "() { id; }"}}, nil, nil, []string{"env: invalid name"}, `"BASH_FUNC_ls%%" is not valid`},
 		{[]EnvVar{{"BASH_FUNC_ls", "() { id; }"}}, nil, nil, []string{"env deny: BASH_FUNC_*"}, ""},
@@ -85,6 +85,8 @@ func TestBuildEnv(t *testing.T) {
 		{[]EnvVar{{"LC_ALL", "/tmp/x"}}, nil, nil, []string{"env: locale path"}, "the agent sets LC_ALL=/tmp/x, a path"},
 		{[]EnvVar{{"LANGUAGE", "../../tmp"}}, nil, nil, []string{"env: locale path"}, "LANGUAGE=../../tmp, a path"},
 		{[]EnvVar{{"LANG", "C.UTF-8"}, {"LC_ALL", "C"}}, nil, nil, nil, ""},
+		// less's secure mode cannot be taken back: LESSSECURE is on the deny list.
+		{[]EnvVar{{"LESSSECURE", "0"}}, nil, nil, []string{"env deny: LESSSECURE"}, ""},
 	}
 	for _, c := range cases {
 		env, added, fs := p.buildEnv(c.vars, rt, nil)

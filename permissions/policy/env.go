@@ -47,7 +47,7 @@ var builtinEnvDeny = []string{
 	"SSH_ASKPASS", "SUDO_ASKPASS", "PATH", "HOME",
 	// Pagers: less runs "!cmd" and "|cmd" typed or given as +cmd in LESS; lesskey files bind keys
 	// to shell commands; more also takes options from MORE.
-	"LESS", "LESSKEY", "LESSKEYIN", "LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM", "LESSEDIT", "MORE",
+	"LESS", "LESSKEY", "LESSKEYIN", "LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM", "LESSEDIT", "LESSSECURE", "MORE",
 	// Build tools: go runs -toolexec/-exec from GOFLAGS (or a GOENV file), a GOTOOLCHAIN/GOROOT
 	// toolchain, and CC/CXX/CGO_* compilers; make takes options from MAKEFLAGS; cargo/rustc
 	// run wrappers, runners and linkers from their variables or CARGO_HOME/config.toml.
