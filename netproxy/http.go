@@ -166,12 +166,16 @@ func (h *httpHandler) forward(w http.ResponseWriter, r *http.Request) {
 		ErrorLog:   h.ep.p.errLog,
 		BufferPool: bodyBuffers,
 	}
+	// Deferred: ReverseProxy aborts the handler (panics with http.ErrAbortHandler) when the copy
+	// of a body fails, and the record still gets the bytes moved until then.
+	defer func() {
+		cu.Close()
+		c.rec.Up, c.rec.Down = cu.written.Load(), cu.read.Load()
+		if e, ok := proxyErr.Load().(string); ok {
+			c.rec.Error = e
+		}
+	}()
 	rp.ServeHTTP(w, r)
-	cu.Close()
-	c.rec.Up, c.rec.Down = cu.written.Load(), cu.read.Load()
-	if e, ok := proxyErr.Load().(string); ok {
-		c.rec.Error = e
-	}
 }
 
 // bodyBufferSize is the buffer (bytes) a forwarded request's body and response body are copied
