@@ -89,13 +89,17 @@ type Watch struct {
 
 // watchState is what a Watch knows, as a journal entry stores it.
 type watchState struct {
-	Absent  []string  `json:"absent"`
-	Gits    []string  `json:"gits"`
-	Repos   []gitRepo `json:"repos"`
-	Subs    []string  `json:"subs"`
-	Roots   []string  `json:"roots"`
-	Label   string    `json:"label,omitempty"`
-	Started time.Time `json:"started"`
+	Absent []string `json:"absent"`
+	// Where maps each absent path to where its parent directory really was when the command
+	// started (resolvedDir): the sweep touches a path only while that still holds, so a
+	// directory the command swapped for a symbolic link never leads it outside the roots.
+	Where   map[string]string `json:"where,omitempty"`
+	Gits    []string          `json:"gits"`
+	Repos   []gitRepo         `json:"repos"`
+	Subs    []string          `json:"subs"`
+	Roots   []string          `json:"roots"`
+	Label   string            `json:"label,omitempty"`
+	Started time.Time         `json:"started"`
 }
 
 // NewWatch records which of candidates (see WatchCandidates) do not exist now, every .git
@@ -103,10 +107,11 @@ type watchState struct {
 // and every entry below those git directories' modules/ and worktrees/ (nested submodules
 // too). Call it before the command starts.
 func NewWatch(candidates, roots []string) *Watch {
-	st := watchState{Roots: roots, Started: time.Now().UTC()}
+	st := watchState{Roots: roots, Started: time.Now().UTC(), Where: map[string]string{}}
 	for _, p := range candidates {
 		if _, err := os.Lstat(p); err != nil {
 			st.Absent = append(st.Absent, p)
+			st.Where[p] = resolvedDir(filepath.Dir(p))
 		}
 	}
 	st.Gits = gitEntries(roots)
@@ -173,9 +178,16 @@ func (g *Watch) Sweep(quarantine string) []Swept {
 	stamp := time.Now().UTC().Format("20060102T150405.000000000")
 	var created []string
 	for _, p := range g.st.Absent {
-		if _, err := os.Lstat(p); err == nil {
-			created = append(created, p)
+		if _, err := os.Lstat(p); err != nil {
+			continue
 		}
+		if was, ok := g.st.Where[p]; ok {
+			if now := resolvedDir(filepath.Dir(p)); now != was {
+				msgs = append(msgs, swept(p, "sandbox: %s appeared while a sandboxed command ran, but a directory above it is no longer what it was (it was %s, it now leads to %s): acpterm left it alone; check it before using git or acpterm there", p, was, now))
+				continue
+			}
+		}
+		created = append(created, p)
 	}
 	for _, p := range created {
 		if within(quarantine, p) {
@@ -212,12 +224,37 @@ func (g *Watch) Sweep(quarantine string) []Swept {
 	return msgs
 }
 
-// quarantineOne moves p into quarantine (removing it when it cannot be moved) and says what
-// it did; use, when not "", says where git would have run it and ends the message.
+// resolvedDir is where directory d really is: its deepest existing ancestor with symbolic
+// links resolved, joined with the part below it that does not exist yet.
+func resolvedDir(d string) string {
+	rest := ""
+	for {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return filepath.Join(d, rest)
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+		d = parent
+	}
+}
+
+// quarantineOne moves p into quarantine, or, when it cannot be moved there (another file
+// system), renames it beside itself to a name nothing reads ("NAME.acpterm-quarantined-STAMP");
+// it never deletes. It says what it did; use, when not "", says where git would have run it
+// and ends the message.
 func quarantineOne(p, quarantine, stamp, use string) Swept {
 	tail := ""
 	if use != "" {
 		tail = ": " + use
+		// A git directory found below the roots (whose paths are real): every directory above
+		// it must still be one, not a symbolic link the command put there, or the move would
+		// take files from wherever that link leads.
+		if dir := filepath.Dir(p); resolvedDir(dir) != dir {
+			return swept(p, "sandbox: %s appeared while a sandboxed command ran, but a directory above it now leads to %s: acpterm left it alone; check it before using git there%s", p, resolvedDir(dir), tail)
+		}
 	}
 	dst := filepath.Join(quarantine, stamp+strings.ReplaceAll(p, "/", "%"))
 	err := os.MkdirAll(quarantine, 0o700)
@@ -225,11 +262,12 @@ func quarantineOne(p, quarantine, stamp, use string) Swept {
 		err = os.Rename(p, dst)
 	}
 	if err != nil {
-		// Not movable: remove it, so the host never reads it.
-		if rerr := os.RemoveAll(p); rerr != nil {
-			return swept(p, "sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here%s", p, rerr, tail)
+		// Not movable there: rename it where it is, so the host never reads it by its name.
+		beside := p + ".acpterm-quarantined-" + stamp
+		if rerr := os.Rename(p, beside); rerr != nil {
+			return swept(p, "sandbox: %s was created by the sandboxed command and could NOT be moved away (%v; %v): remove it before using git or acpterm here%s", p, err, rerr, tail)
 		}
-		return swept(p, "sandbox: removed %s, created by the sandboxed command (it could not be kept: %v)%s", p, err, tail)
+		return swept(p, "sandbox: removed %s, created by the sandboxed command (renamed to %s: the quarantine is on another file system)%s", p, beside, tail)
 	}
 	return swept(p, "sandbox: removed %s, created by the sandboxed command (moved to %s)%s", p, dst, tail)
 }
