@@ -33,7 +33,8 @@ import (
 // time (user+system, getrusage) of each party. Run it with scripts/bench-proxy.sh; figures in
 // docs/benchmarks.md, section "network proxy". It asserts only that every download is whole.
 // ACPTERM_BENCH_REPS sets the pairs per mode (default 5), ACPTERM_BENCH_MODE keeps the modes
-// whose name contains it ("CONNECT", "SOCKS5", "forwarded"). ACPTERM_BENCH_HOLD=FILE measures
+// whose name contains it ("CONNECT", "SOCKS5", "forwarded"), ACPTERM_BENCH_RATE (curl's
+// --limit-rate, e.g. 100M) makes every download, direct and proxied, as slow as a network link. ACPTERM_BENCH_HOLD=FILE measures
 // nothing: it writes the URLs and proxy addresses to FILE as shell assignments and keeps the
 // server and the proxy up until interrupted, to time other clients against them.
 func TestProxyBench(t *testing.T) {
@@ -92,6 +93,9 @@ func TestProxyBench(t *testing.T) {
 			continue
 		}
 		base := []string{"-sS", "--fail", "-o", "/dev/null", "-w", "%{size_download}", "--cacert", ca.File}
+		if rate := os.Getenv("ACPTERM_BENCH_RATE"); rate != "" {
+			base = append(base, "--limit-rate", rate)
+		}
 		direct := append(append(slices.Clip(base), resolve(m.url)...), m.url)
 		proxied := append(slices.Clip(base), m.url)
 		run := func(viaProxy bool) benchRun {

@@ -6,7 +6,8 @@
 # alternating, with curl, the proxy and the server in processes of their own; prints each mode's
 # throughput, the ratio per pair and each party's CPU time per download. ACPTERM_BENCH_REPS
 # (default 5) sets the pairs per mode, ACPTERM_BENCH_MODE ("CONNECT", "SOCKS5", "forwarded")
-# keeps one mode. Then the in-process Go benchmark (server, proxy and client in one process).
+# keeps one mode, ACPTERM_BENCH_RATE (e.g. 100M: curl --limit-rate) paces every download as a
+# network link would. Then the in-process Go benchmark (server, proxy and client in one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 uptime
