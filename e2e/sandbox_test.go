@@ -31,6 +31,7 @@ func TestSandboxCheckJSON(t *testing.T) {
 				} `json:"landlock"`
 				MountNS    bool   `json:"mount_ns"`
 				PidNS      bool   `json:"pid_ns"`
+				IPCNS      bool   `json:"ipc_ns"`
 				Net        string `json:"net"`
 				Seccomp    bool   `json:"seccomp"`
 				NoNewPrivs bool   `json:"no_new_privs"`
@@ -41,7 +42,7 @@ func TestSandboxCheckJSON(t *testing.T) {
 			t.Fatalf("%v\n%s", err, r.stdout)
 		}
 		l := rep.Layers
-		if rep.Mode != "auto" || l.Landlock.ABI < 1 || !l.Landlock.Enforced || !l.MountNS || !l.PidNS || l.Net != c.net ||
+		if rep.Mode != "auto" || l.Landlock.ABI < 1 || !l.Landlock.Enforced || !l.MountNS || !l.PidNS || !l.IPCNS || l.Net != c.net ||
 			!l.Seccomp || !l.NoNewPrivs || rep.Missing == nil || len(rep.Missing) != 0 {
 			t.Errorf("network %s: %s", c.net, r.stdout)
 		}

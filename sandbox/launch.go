@@ -133,7 +133,7 @@ var (
 
 // probeNS returns why the kernel refuses the helper's namespaces ("" when it grants them),
 // finding out once per process by starting /bin/true in all of them (user, mount, PID,
-// network): an exec.Cmd cannot be started again after the kernel refused its clone, so Start
+// IPC, network): an exec.Cmd cannot be started again after the kernel refused its clone, so Start
 // must know before it starts the caller's.
 func probeNS() string {
 	nsMu.Lock()
@@ -147,7 +147,7 @@ func probeNS() string {
 		path = "/usr/bin/true"
 	}
 	probe := exec.Command(path)
-	probe.SysProcAttr = nsAttr(nil, helper.NSFlags{User: true, Mount: true, PID: true, Net: true})
+	probe.SysProcAttr = nsAttr(nil, helper.NSFlags{User: true, Mount: true, PID: true, Net: true, IPC: true})
 	if err := probe.Start(); err != nil {
 		if isNSError(err) {
 			nsBroken = nsReason(err)
@@ -186,7 +186,7 @@ func nsAttr(base *syscall.SysProcAttr, want helper.NSFlags) *syscall.SysProcAttr
 // Start runs cmd through the sandbox helper under spec. The caller fills cmd as for a
 // plain start (Path, Args, Dir, Env, Stdin/Stdout/Stderr, SysProcAttr with Setsid/Setctty);
 // cmd.ExtraFiles must be empty. Start turns it into the exec of the helper (/proc/self/exe
-// HelperArg) in new user, mount, PID and (network off) network namespaces with a parent-
+// HelperArg) in new user, mount, PID, IPC and (network off or proxy) network namespaces with a parent-
 // death signal of SIGKILL, waits until the helper has applied and confirmed each layer,
 // and returns once the command runs. cmd.Wait then reaps the helper; Process.Exit gives
 // the command's own status.
@@ -261,7 +261,7 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 	}
 
 	broken := probeNS()
-	want := helper.NSFlags{User: true, Mount: true, PID: true, Net: spec.Network == NetworkOff || spec.Network == NetworkProxy}
+	want := helper.NSFlags{User: true, Mount: true, PID: true, IPC: true, Net: spec.Network == NetworkOff || spec.Network == NetworkProxy}
 	if broken != "" {
 		if spec.Mode == ModeRequired {
 			r.Close()
@@ -317,7 +317,7 @@ func Start(spec *Spec, cmd *exec.Cmd) (*Process, error) {
 
 // nsMissing names the layers lost when no namespace can be created.
 func nsMissing(spec *Spec, reason string) []string {
-	out := []string{"user_ns: " + reason, "mount_ns: " + reason, "pid_ns: " + reason}
+	out := []string{"user_ns: " + reason, "mount_ns: " + reason, "pid_ns: " + reason, "ipc_ns: " + reason}
 	if spec.Network == NetworkOff || spec.Network == NetworkProxy {
 		out = append(out, "net: "+reason)
 	}
@@ -337,6 +337,9 @@ func cloneFlags(f helper.NSFlags) uintptr {
 	}
 	if f.Net {
 		fl |= unix.CLONE_NEWNET
+	}
+	if f.IPC {
+		fl |= unix.CLONE_NEWIPC
 	}
 	return fl
 }
@@ -368,7 +371,7 @@ func nsReason(err error) string {
 // currentNS returns this process's namespace ids (inode numbers of /proc/self/ns/*).
 func currentNS() helper.NSIDs {
 	n := helper.NSID
-	return helper.NSIDs{User: n("user"), Mount: n("mnt"), PID: n("pid"), Net: n("net")}
+	return helper.NSIDs{User: n("user"), Mount: n("mnt"), PID: n("pid"), Net: n("net"), IPC: n("ipc")}
 }
 
 // canaryFile returns a file the sandboxed process must not be able to open for writing:

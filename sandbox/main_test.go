@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv("SBX_URING_ATTEMPT"); path != "" {
 		os.Exit(uringAttempt(path))
 	}
+	if key := os.Getenv("SBX_SHM_KEY"); key != "" {
+		os.Exit(shmAttempt(key))
+	}
 	os.Exit(m.Run())
 }
 

@@ -120,7 +120,7 @@ func TestCheckReportsEveryLayer(t *testing.T) {
 	}
 	rep := p.Report()
 	b, _ := json.Marshal(rep)
-	want := `{"mode":"required","layers":{"landlock":{"abi":7,"enforced":true},"user_ns":true,"mount_ns":true,"pid_ns":true,"net":"off","seccomp":true,"no_new_privs":true,"fds_closed":true},"missing":[]}`
+	want := `{"mode":"required","layers":{"landlock":{"abi":7,"enforced":true},"user_ns":true,"mount_ns":true,"pid_ns":true,"ipc_ns":true,"net":"off","seccomp":true,"no_new_privs":true,"fds_closed":true},"missing":[]}`
 	if abi, _ := helper.LandlockABI(); abi != 7 {
 		t.Skipf("Landlock ABI %d (the expected report is for 7)", abi)
 	}

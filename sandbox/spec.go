@@ -141,7 +141,7 @@ type Landlock = helper.Landlock
 // Layers says which layer is in force for a sandboxed process, each confirmed by a canary in
 // the helper before the command started: Landlock; UserNS (its own user namespace), MountNS
 // (its own mount namespace, protected paths read-only, masked paths hidden), PidNS (the
-// helper is PID 1 of a new PID namespace), Net ("off", "proxy" or "on"), Seccomp
+// helper is PID 1 of a new PID namespace), IPCNS (its own IPC namespace), Net ("off", "proxy" or "on"), Seccomp
 // (TIOCSTI, ptrace and io_uring refused), NoNewPrivs, FDsClosed (no descriptor above 2 reaches the
 // command). It is the helper's own type (the helper fills it in).
 type Layers = helper.Layers
@@ -164,7 +164,8 @@ func (r *Report) Confined() bool {
 func (r *Report) Complete() bool { return r != nil && len(r.Missing) == 0 }
 
 // Summary renders the layers in force for a status bar, e.g.
-// "sandbox: landlock 7 · ns · net off" or "sandbox: landlock 7 · net on · missing pid_ns".
+// "sandbox: landlock 7 · ns · net off" (ns: mount, PID and IPC namespaces) or
+// "sandbox: landlock 7 · mount+ipc ns · net on · missing pid_ns".
 func (r *Report) Summary() string {
 	if r == nil {
 		return "sandbox: off"
@@ -173,12 +174,21 @@ func (r *Report) Summary() string {
 	if r.Layers.Landlock.Enforced {
 		parts = append(parts, fmt.Sprintf("landlock %d", r.Layers.Landlock.ABI))
 	}
-	if r.Layers.MountNS && r.Layers.PidNS {
+	if r.Layers.MountNS && r.Layers.PidNS && r.Layers.IPCNS {
 		parts = append(parts, "ns")
-	} else if r.Layers.MountNS {
-		parts = append(parts, "mount ns")
-	} else if r.Layers.PidNS {
-		parts = append(parts, "pid ns")
+	} else {
+		var ns []string
+		for _, l := range []struct {
+			on   bool
+			name string
+		}{{r.Layers.MountNS, "mount"}, {r.Layers.PidNS, "pid"}, {r.Layers.IPCNS, "ipc"}} {
+			if l.on {
+				ns = append(ns, l.name)
+			}
+		}
+		if len(ns) > 0 {
+			parts = append(parts, strings.Join(ns, "+")+" ns")
+		}
 	}
 	parts = append(parts, "net "+r.Layers.Net)
 	if len(r.Missing) > 0 {

@@ -117,6 +117,13 @@ func helperMain() int {
 			h.missing("pid_ns", "the helper is not PID 1 of a new PID namespace")
 		}
 	}
+	if h.req.NS.IPC {
+		if id := NSID("ipc"); id != 0 && id != h.req.Parent.IPC {
+			h.rep.Layers.IPCNS = true
+		} else {
+			h.missing("ipc_ns", "not in a new IPC namespace")
+		}
+	}
 	if h.req.NS.Mount {
 		if err := h.setupMounts(); err != nil {
 			h.missing("mount_ns", err.Error())

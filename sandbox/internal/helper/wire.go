@@ -91,6 +91,10 @@ type Layers struct {
 	// PidNS is true when the helper is PID 1 of a new PID namespace: every process in it
 	// dies with the helper.
 	PidNS bool `json:"pid_ns"`
+	// IPCNS is true when the process has its own IPC namespace (/proc/self/ns/ipc differs
+	// from acpterm's): the host's System V shared memory, semaphores and message queues and
+	// its POSIX message queues are out of its reach.
+	IPCNS bool `json:"ipc_ns"`
 	// Net is "off" when the process is confirmed in an empty network namespace, "proxy" when
 	// it is and the proxy listener was handed to acpterm, else "on".
 	Net string `json:"net"`
@@ -118,10 +122,10 @@ type ExitStatus struct {
 }
 
 // NSFlags are the namespaces the parent created at clone.
-type NSFlags struct{ User, Mount, PID, Net bool }
+type NSFlags struct{ User, Mount, PID, Net, IPC bool }
 
 // NSIDs are namespace ids (inode numbers of /proc/self/ns/*), to confirm new ones.
-type NSIDs struct{ User, Mount, PID, Net uint64 }
+type NSIDs struct{ User, Mount, PID, Net, IPC uint64 }
 
 // Request is what the parent hands to the helper in RequestEnv.
 type Request struct {
@@ -156,7 +160,7 @@ type Message struct {
 }
 
 // NSID returns the id (inode number) of this process's namespace of kind ("user", "mnt",
-// "pid", "net"); 0 when /proc/self/ns/KIND cannot be read.
+// "pid", "net", "ipc"); 0 when /proc/self/ns/KIND cannot be read.
 func NSID(kind string) uint64 {
 	var st unix.Stat_t
 	if unix.Stat("/proc/self/ns/"+kind, &st) != nil {
