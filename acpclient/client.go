@@ -288,18 +288,32 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 		agentNet = func(ln net.Listener) func() { return o.AgentNetwork(c, ln) }
 	}
 	var watch *sandbox.Watch
+	stopLive := func() {}
 	if o.Sandbox != nil && len(o.AgentWatch) > 0 {
 		watch = sandbox.NewWatch(o.AgentWatch, o.Sandbox.Roots)
+		// While the agent runs, a protected path it creates is moved the moment it appears
+		// and said at once; the sweep once it is gone is the backstop.
+		var lerr error
+		if stopLive, lerr = watch.Live(o.Quarantine, func(s sandbox.Swept) { c.reportSweptItem(s, " (by the sandboxed agent)", "agent") }); lerr != nil {
+			stopLive = func() {}
+			log.Warn("sandbox watch: protected paths the agent creates are looked for only once it is gone", "err", lerr)
+			c.q.push(Notice{Level: "warn", Text: "sandbox: warning: protected paths the sandboxed agent creates are looked for only once it is gone: " + lerr.Error()})
+		}
+	}
+	if o.Terminals != nil {
+		// The terminals' own watches report what they move while a command runs.
+		o.Terminals.OnSwept(func(t *terminals.Terminal, s sandbox.Swept) { c.reportSweptItem(s, "", t.ID()) })
 	}
 	c.proc, err = startAgent(o.Command, cwd, env, o.Sandbox, o.KillGrace, log, agentNet)
 	if err != nil {
+		stopLive()
 		c.lifeStop()
 		c.q.abandon()
 		return nil, err
 	}
 	if watch != nil {
 		c.wg.Add(1) // Close waits for the sweep
-		go c.sweepAgent(watch)
+		go c.sweepAgent(watch, stopLive)
 	}
 	c.reaper = newOrphanReaper(nonce, c.proc.pid)
 	c.reapFinal, c.reapDone = make(chan struct{}), make(chan struct{})

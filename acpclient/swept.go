@@ -22,27 +22,43 @@ func (c *Client) reportSwept(t *terminals.Terminal) {
 	once.(*sync.Once).Do(func() { c.reportSweptNow(t) })
 }
 
+// What a watch moved while the command ran (Swept.Live) was reported then, through
+// Manager.OnSwept, which Start registers: it is not reported again.
 func (c *Client) reportSweptNow(t *terminals.Terminal) {
 	found := t.Swept()
 	for _, s := range found {
-		c.q.push(Notice{Level: "warn", Text: s.Message})
+		if !s.Live {
+			c.q.push(Notice{Level: "warn", Text: s.Message})
+		}
 	}
 	for _, s := range found {
-		c.log.Warn("sandbox watch", "terminal", t.ID(), "path", s.Path, "found", s.Message)
-		c.auditSwept(s)
+		if !s.Live {
+			c.log.Warn("sandbox watch", "terminal", t.ID(), "path", s.Path, "found", s.Message)
+			c.auditSwept(s)
+		}
 	}
 }
 
+// reportSweptItem says one finding of a watch at once (a warn Notice with suffix appended,
+// the diagnostics log naming who — a terminal id or "agent" —, the audit log).
+func (c *Client) reportSweptItem(s sandbox.Swept, suffix, who string) {
+	c.q.push(Notice{Level: "warn", Text: s.Message + suffix})
+	c.log.Warn("sandbox watch", "by", who, "path", s.Path, "found", s.Message, "live", s.Live)
+	c.auditSwept(s)
+}
+
 // sweepAgent waits until the sandboxed agent is gone (its helper reaped: nothing it started
-// runs any more), then moves what it created of watch's paths into the quarantine, saying
-// each in a warn Notice, the diagnostics log and the audit log.
-func (c *Client) sweepAgent(watch *sandbox.Watch) {
+// runs any more), stops the live watching (stopLive), then moves what it created of watch's
+// paths into the quarantine, saying each in a warn Notice, the diagnostics log and the audit
+// log (what the live watching moved was said when it happened).
+func (c *Client) sweepAgent(watch *sandbox.Watch, stopLive func()) {
 	defer c.wg.Done()
 	<-c.proc.exited
+	stopLive()
 	for _, s := range watch.Sweep(c.o.Quarantine) {
-		c.q.push(Notice{Level: "warn", Text: s.Message + " (by the sandboxed agent)"})
-		c.log.Warn("sandbox watch", "agent", true, "path", s.Path, "found", s.Message)
-		c.auditSwept(s)
+		if !s.Live {
+			c.reportSweptItem(s, " (by the sandboxed agent)", "agent")
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -179,5 +181,82 @@ func TestSandboxProjectFilesProtected(t *testing.T) {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
 			t.Errorf("%s is still in the project (%v)", p, err)
 		}
+	}
+}
+
+// TestSandboxCreatedConfigWorktreeGoneWhileRunning: the real binary, headless, runs a
+// sandboxed script that creates .git/config.worktree (which the host's git would read) and
+// then blocks reading a fifo. While it still blocks, the file is already gone from the
+// repository (moved into the quarantine) and acpterm has said so; then the test lets the
+// script finish.
+func TestSandboxCreatedConfigWorktreeGoneWhileRunning(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask") + "[sandbox]\nmode = \"required\"\n")
+	git := exec.Command("git", "-C", e.project, "init", "-q")
+	git.Env = e.vars()
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	fifo := filepath.Join(e.root, "go.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "printf '[core]\\n\\tfsmonitor = evil\\n' > .git/config.worktree && echo created && read x < " + fifo +
+		" && if test -e .git/config.worktree; then echo still there; else echo gone for the command too; fi\n"
+	if err := os.WriteFile(filepath.Join(e.project, "plant.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--headless", "--approve", "allow", "--cwd", e.project, "--prompt", "term sh ./plant.sh", "--", scriptAgent(t))
+	cmd.Env, cmd.Dir = e.vars(), e.project
+	out, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	lines := make(chan string, 100)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	worktree := filepath.Join(e.project, ".git", "config.worktree")
+	notice := "sandbox: removed " + worktree + ", created by the sandboxed command (moved to " + filepath.Join(e.stateD, "acpterm", "quarantine") + "/"
+	var seen []string
+	timeout := time.After(waitTimeout)
+	for !slices.ContainsFunc(seen, func(l string) bool { return strings.Contains(l, notice) }) {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("acpterm ended before saying the file was removed:\n%s\n%s", strings.Join(seen, "\n"), stderr.String())
+			}
+			seen = append(seen, l)
+		case <-timeout:
+			t.Fatalf("no notice while the command runs:\n%s", strings.Join(seen, "\n"))
+		}
+	}
+	// The command still blocks on the fifo: nobody has opened it for writing yet.
+	if _, err := os.Lstat(worktree); !os.IsNotExist(err) {
+		t.Errorf("%s still exists while the command runs (%v)", worktree, err)
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("go\n")
+	f.Close()
+	for l := range lines {
+		seen = append(seen, l)
+	}
+	_ = cmd.Wait()
+	all := strings.Join(seen, "\n")
+	if !strings.Contains(all, "gone for the command too") || strings.Count(all, notice) != 1 {
+		t.Errorf("output after the command ended:\n%s", all)
+	}
+	if i, j := strings.Index(all, notice), strings.Index(all, "gone for the command too"); i > j {
+		t.Errorf("the notice came after the command's end:\n%s", all)
 	}
 }

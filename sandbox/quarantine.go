@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -16,9 +17,10 @@ import (
 // names make code run outside the sandbox the next time the host reads them: git follows a
 // new .git/commondir to a planted config (core.fsmonitor), reads a new config.worktree,
 // acpterm reads a new .acpterm.toml or its own config, a shell reads a new rc file. So
-// they are detected instead: a Watch lists the ones absent when a command starts, and
-// Sweep, once everything the command started has ended, moves every one that now exists
-// into a quarantine directory, where nothing reads it, and says what it removed.
+// they are detected instead: a Watch lists the ones absent when a command starts; Live
+// (live.go) moves each into a quarantine directory, where nothing reads it, the moment it
+// appears while the command runs; and Sweep, once everything the command started has ended,
+// moves every one that exists then, as a backstop, and says what was removed.
 
 // WatchCandidates returns the paths a Watch watches for a spec: below each git directory
 // (spec.Pin) commondir, config.worktree and config; in each root and each repository's
@@ -67,10 +69,13 @@ func WatchCandidates(spec *Spec, home string, extra []string) []string {
 	return out
 }
 
-// Swept is one finding of Sweep: the path and the message saying what was done.
+// Swept is one finding of Sweep or Live: the path and the message saying what was done.
 type Swept struct {
 	Path    string
 	Message string
+	// Live is true for a path Live moved while the command ran (already handed to its
+	// found callback), false for one the sweep after the command found.
+	Live bool
 }
 
 func swept(p, format string, a ...any) Swept {
@@ -85,6 +90,9 @@ type Watch struct {
 	gits    map[string]bool
 	subs    map[string]bool
 	journal *os.File // the journal entry while the command may run (see Journal); nil: none
+
+	mu   sync.Mutex
+	live []Swept // what Live moved, in order
 }
 
 // watchState is what a Watch knows, as a journal entry stores it.
@@ -171,10 +179,13 @@ func gitEntries(roots []string) []string {
 // sandboxed command (moved to Q/…)"; for git directories followed by where git would run
 // their config: ": git status in /p would run its config: submodule foo"). Call it once
 // nothing the command started runs any more; it ends the journal entry (see Journal) once
-// done. nil when nothing was created.
+// done. What Live moved meanwhile comes first (Live set); call Live's stop before. nil when
+// nothing was created.
 func (g *Watch) Sweep(quarantine string) []Swept {
 	defer g.endJournal()
-	var msgs []Swept
+	g.mu.Lock()
+	msgs := append([]Swept(nil), g.live...)
+	g.mu.Unlock()
 	stamp := time.Now().UTC().Format("20060102T150405.000000000")
 	var created []string
 	for _, p := range g.st.Absent {
@@ -190,19 +201,9 @@ func (g *Watch) Sweep(quarantine string) []Swept {
 		created = append(created, p)
 	}
 	for _, p := range created {
-		if within(quarantine, p) {
-			// The command made a directory the quarantine lies in: nothing of it is kept.
-			if err := os.RemoveAll(p); err != nil {
-				msgs = append(msgs, swept(p, "sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here", p, err))
-			} else {
-				msgs = append(msgs, swept(p, "sandbox: removed %s, created by the sandboxed command", p))
-			}
-			continue
+		if m, ok := removeCreated(p, quarantine, stamp); ok {
+			msgs = append(msgs, m)
 		}
-		if _, err := os.Lstat(p); err != nil {
-			continue // inside one removed above
-		}
-		msgs = append(msgs, quarantineOne(p, quarantine, stamp, ""))
 	}
 	// Git directories below the ones the command found: a planted submodule or worktree.
 	var subs []gitSub
@@ -270,4 +271,21 @@ func quarantineOne(p, quarantine, stamp, use string) Swept {
 		return swept(p, "sandbox: removed %s, created by the sandboxed command (renamed to %s: the quarantine is on another file system)%s", p, beside, tail)
 	}
 	return swept(p, "sandbox: removed %s, created by the sandboxed command (moved to %s)%s", p, dst, tail)
+}
+
+// removeCreated moves p, a watched path the sandboxed command created, into quarantine
+// (quarantineOne), or removes it when the quarantine lies inside it, and says what it did;
+// false when p no longer exists (gone meanwhile, or inside one removed before).
+func removeCreated(p, quarantine, stamp string) (Swept, bool) {
+	if _, err := os.Lstat(p); err != nil {
+		return Swept{}, false
+	}
+	if within(quarantine, p) {
+		// The command made a directory the quarantine lies in: nothing of it is kept.
+		if err := os.RemoveAll(p); err != nil {
+			return swept(p, "sandbox: %s was created by the sandboxed command and could NOT be removed (%v): remove it before using git or acpterm here", p, err), true
+		}
+		return swept(p, "sandbox: removed %s, created by the sandboxed command", p), true
+	}
+	return quarantineOne(p, quarantine, stamp, ""), true
 }

@@ -52,12 +52,35 @@ type ManagerOptions struct {
 	Quarantine string
 }
 
+// OnSwept sets the function called, from the watch's goroutine, each time a sandboxed
+// terminal's command creates one of the watched paths while it runs and the path was moved
+// into the quarantine at once (sandbox.Watch.Live; s.Live is set, and Terminal.Swept lists s
+// again once the terminal exited). nil: none. It replaces the previous one; safe to call at
+// any time. The OnChange function is called for the terminal as well.
+func (m *Manager) OnSwept(f func(t *Terminal, s sandbox.Swept)) {
+	if f == nil {
+		m.onSwept.Store(nil)
+		return
+	}
+	m.onSwept.Store(&f)
+}
+
+// sweptLive passes a live finding of t's watch on (OnSwept, OnChange).
+func (m *Manager) sweptLive(t *Terminal, s sandbox.Swept) {
+	if f := m.onSwept.Load(); f != nil {
+		(*f)(t, s)
+	}
+	m.changed(t.id)
+}
+
 // Manager starts terminals and keeps track of them.
 type Manager struct {
-	o     ManagerOptions
-	size  atomic.Pointer[Size] // SetDefaultSize; nil → DefaultSize
-	grace time.Duration
-	nonce string
+	o    ManagerOptions
+	size atomic.Pointer[Size] // SetDefaultSize; nil → DefaultSize
+	// onSwept is OnSwept's function; nil: none.
+	onSwept atomic.Pointer[func(t *Terminal, s sandbox.Swept)]
+	grace   time.Duration
+	nonce   string
 
 	mu     sync.Mutex
 	terms  map[string]*Terminal

@@ -35,6 +35,10 @@ type procState struct {
 	watch      *sandbox.Watch
 	swept      atomic.Pointer[[]sandbox.Swept] // what the watch found at exit
 	quarantine string
+	// liveStop stops the watch's inotify watching (sandbox.Watch.Live) before the sweep;
+	// liveErr is why it could not start (the sweep is then the only check).
+	liveStop func()
+	liveErr  error
 	// netStop stops serving the sandbox's proxy listener (ManagerOptions.Network); nil: none.
 	netStop func()
 
@@ -172,7 +176,13 @@ func (t *Terminal) waiter(cmd *exec.Cmd) {
 	if t.watch != nil {
 		// Once the helper is reaped nothing of the command's PID namespace runs any more.
 		<-t.helperReaped
+		if t.liveStop != nil {
+			t.liveStop()
+		}
 		found := t.watch.Sweep(t.quarantine)
+		if t.liveErr != nil {
+			found = append(found, sandbox.Swept{Message: "sandbox: warning: protected paths the command created were looked for only after it ended (" + t.liveErr.Error() + ")"})
+		}
 		for _, f := range found {
 			swept = append(swept, f.Message)
 		}

@@ -137,8 +137,14 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 		if len(m.o.Watch) > 0 {
 			t.watch = sandbox.NewWatch(m.o.Watch, spec.Roots)
 			t.quarantine = m.o.Quarantine
+			// While the command runs, a created protected path is moved the moment it
+			// appears; the sweep after the command is the backstop.
+			t.liveStop, t.liveErr = t.watch.Live(t.quarantine, func(s sandbox.Swept) { m.sweptLive(t, s) })
 		}
 		t.sb, err = sandbox.Start(&spec, cmd)
+		if err != nil && t.liveStop != nil {
+			t.liveStop()
+		}
 	} else {
 		err = cmd.Start()
 	}
