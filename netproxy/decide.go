@@ -110,8 +110,9 @@ func (c *conn) open(ctx context.Context, host string, port int) (net.Conn, *refu
 	if err != nil {
 		c.rec.Error = err.Error()
 		if d.Verdict == Ask {
-			// Nobody is asked about a host that does not exist.
-			c.rec.Verdict, c.rec.By = Deny, "proxy"
+			// Nobody is asked about a host that does not exist; the record says so, not the
+			// rule that would have asked.
+			c.rec.Verdict, c.rec.By, c.rec.Rule = Deny, "proxy", "lookup failed: "+err.Error()
 		}
 		return nil, &refusal{kind: refusedResolve, msg: "acpterm: " + err.Error()}
 	}

@@ -2,6 +2,7 @@ package netproxy
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -233,5 +234,28 @@ func TestEnvUpstream(t *testing.T) {
 	_, err := EnvUpstream(env("HTTPS_PROXY", "socks5://u:pw@corp:1080"))("https", "github.com", 443)
 	if err == nil || err.Error() != `upstream proxy socks5://u:xxxxx@corp:1080 (HTTPS_PROXY): scheme "socks5" is not supported (use http:// or https://)` {
 		t.Fatalf("socks5 upstream: %v", err)
+	}
+}
+
+// TestLookupFailureRecordSaysSo: a host that does not resolve is refused without asking, and
+// the record's rule says the lookup failed (not the rule that would have asked).
+func TestLookupFailureRecordSaysSo(t *testing.T) {
+	asked := false
+	h := newHarness(t, harnessOpts{
+		decide: func(r Request) Decision {
+			return Decision{Verdict: Ask, By: "policy", Rule: "[policy.network] unmatched"}
+		},
+		ask: func(context.Context, Request, Decision) Decision {
+			asked = true
+			return Decision{Verdict: Allow, By: "user"}
+		},
+	})
+	resp, body, _, _ := rawConnect(t, h.ep, "nowhere.example:443")
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, "acpterm: host nowhere.example not found") {
+		t.Fatalf("got %d %q", resp.StatusCode, body)
+	}
+	r := h.record(t)
+	if asked || r.Verdict != Deny || r.By != "proxy" || r.Rule != "lookup failed: host nowhere.example not found" {
+		t.Fatalf("asked %v, record %+v", asked, r)
 	}
 }

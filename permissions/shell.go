@@ -1318,6 +1318,13 @@ func (a *analyzer) leaf(words []wv, c actx, notes ...finding) *rawLeaf {
 	l := &rawLeaf{argv: wvStrings(words), via: c.via, wrappers: c.wrappers, shell: c.shell, cwd: a.cwd, notes: all, maybe: c.maybe, confined: a.confined}
 	a.leaves = append(a.leaves, l)
 	a.writeTargets(words)
+	for _, w := range c.wrappers {
+		if len(w) > 0 && path.Base(w[0]) == "nohup" {
+			// nohup appends the command's output to ./nohup.out when its output is a terminal
+			// (always, in a pane): a write no rule for the command approved.
+			a.checkWriterTargets("nohup", []string{"nohup.out"}, nil, true)
+		}
+	}
 	return l
 }
 

@@ -23,7 +23,10 @@ func init() {
 		{Line: "nice rm -rf x", Deny: []string{"rm"}, Want: "deny", Reason: `deny rule "rm"`},
 	})
 	simple([]string{"ionice"}, WrapOpts{Value: "cnp", Stop: "p", Long: setOf("--class", "--classdata", "--pid", "--pgid", "--uid"), StopLong: setOf("--pid", "--pgid", "--uid")}, nil, "", nil)
-	simple([]string{"nohup"}, WrapOpts{}, nil, runs, nil)
+	simple([]string{"nohup"}, WrapOpts{}, nil, runs, []Example{
+		{Line: "nohup ls", Allow: []string{"ls"}, Want: "allow"}, // the table runs with [policy.fs] write = "allow"
+		{Line: "cd /tmp && nohup ls", Allow: []string{"ls"}, Want: "deny", Reason: "nohup writes nohup.out"},
+	})
 	simple([]string{"timeout"}, WrapOpts{Value: "sk", Long: setOf("--signal", "--kill-after"), Positional: 1}, nil, runs, []Example{
 		{Line: "timeout 60 go build ./...", Allow: []string{"go build"}, Want: "allow"},
 		{Line: "timeout -s KILL 5 rm -rf x", Deny: []string{"rm"}, Want: "deny", Reason: `deny rule "rm"`},
