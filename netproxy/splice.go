@@ -32,9 +32,50 @@ func copyStream(dst, src net.Conn) (int64, error) {
 	return pre + n, err
 }
 
-// splicePipeSize is the pipe a tunnel direction splices through (bytes): 1 MiB, the default
-// /proc/sys/fs/pipe-max-size, so one splice(2) call moves up to 1 MiB each way.
+// splicePipeSize is what a tunnel direction's pipe grows to once it carries bulk data (bytes):
+// 1 MiB, the default /proc/sys/fs/pipe-max-size, so one splice(2) call moves up to 1 MiB.
 const splicePipeSize = 1 << 20
+
+// splicePipe is one tunnel direction's pipe. It starts at the kernel's default size (64 KiB)
+// and grows to splicePipeSize the first time a splice fills half of it: pipe capacity counts
+// against the user's fs.pipe-user-pages-soft (64 MiB by default) whether or not data is in
+// flight, and past that limit every new pipe of the user, in any program, gets two pages only.
+// With every pipe at 1 MiB, 32 open tunnels (two pipes each) were enough; idle and interactive
+// tunnels now keep the default size.
+type splicePipe struct {
+	r, w  int
+	size  int  // capacity in bytes (F_GETPIPE_SZ)
+	grown bool // the grow was tried (it may have been refused)
+}
+
+func newSplicePipe() (*splicePipe, error) {
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		return nil, err
+	}
+	p := &splicePipe{r: fds[0], w: fds[1], size: 64 << 10}
+	if n, err := unix.FcntlInt(uintptr(p.r), unix.F_GETPIPE_SZ, 0); err == nil {
+		p.size = n
+	}
+	return p, nil
+}
+
+// filled notes that a splice put n bytes into the pipe; the first time that is half its
+// capacity or more, the pipe grows (a refusal, e.g. past the user's limit, leaves it as is).
+func (p *splicePipe) filled(n int) {
+	if p.grown || n*2 < p.size || p.size >= splicePipeSize {
+		return
+	}
+	p.grown = true
+	if got, err := unix.FcntlInt(uintptr(p.r), unix.F_SETPIPE_SZ, splicePipeSize); err == nil {
+		p.size = got
+	}
+}
+
+func (p *splicePipe) close() {
+	unix.Close(p.r)
+	unix.Close(p.w)
+}
 
 // spliceFlags are the splice(2) flags: never wait (both sockets are non-blocking as Go makes
 // them, and the pipe is too), and move pages rather than copy them where the kernel can.
@@ -48,7 +89,7 @@ const spliceFlags = unix.SPLICE_F_NONBLOCK | unix.SPLICE_F_MOVE
 // It is what io.Copy between two *net.TCPConn does (internal/poll.Splice), with one
 // difference measured to matter (docs/benchmarks.md, "network proxy"): each splice call is a
 // raw system call, made without telling the Go scheduler that the goroutine entered the kernel.
-// Every call here is non-blocking and bounded by the 1 MiB pipe, so it returns in well under a
+// Every call here is non-blocking and bounded by the pipe (at most 1 MiB), so it returns in well under a
 // millisecond; announced as an ordinary system call, each of those calls was long enough for
 // the runtime's monitor thread to take the goroutine's P away and hand it back, and that churn
 // (sysmon wake-ups, futex hand-offs) was a fifth of the proxy's CPU per byte tunnelled. Waiting
@@ -68,20 +109,17 @@ func spliceStream(dst, src net.Conn) (n int64, handled bool, err error) {
 	if err != nil {
 		return 0, false, nil
 	}
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+	p, err := newSplicePipe()
+	if err != nil {
 		return 0, false, nil
 	}
-	defer unix.Close(p[0])
-	defer unix.Close(p[1])
-	// A smaller pipe (the limit lowered by the administrator) only means more calls.
-	_, _ = unix.FcntlInt(uintptr(p[0]), unix.F_SETPIPE_SZ, splicePipeSize)
+	defer p.close()
 	for {
 		var in int
 		var serr error
 		rerr := src2.Read(func(fd uintptr) bool {
 			for {
-				r, _, e := unix.RawSyscall6(unix.SYS_SPLICE, fd, 0, uintptr(p[1]), 0, splicePipeSize, spliceFlags)
+				r, _, e := unix.RawSyscall6(unix.SYS_SPLICE, fd, 0, uintptr(p.w), 0, uintptr(p.size), spliceFlags)
 				switch e {
 				case unix.EINTR:
 					continue
@@ -107,9 +145,10 @@ func spliceStream(dst, src net.Conn) (n int64, handled bool, err error) {
 		if in == 0 {
 			return n, true, nil // end of file
 		}
+		p.filled(in)
 		werr := drc.Write(func(fd uintptr) bool {
 			for in > 0 {
-				r, _, e := unix.RawSyscall6(unix.SYS_SPLICE, uintptr(p[0]), 0, fd, 0, uintptr(in), spliceFlags)
+				r, _, e := unix.RawSyscall6(unix.SYS_SPLICE, uintptr(p.r), 0, fd, 0, uintptr(in), spliceFlags)
 				switch e {
 				case unix.EINTR:
 					continue

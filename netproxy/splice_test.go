@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // connPair is a connected pair of sockets of the given network ("tcp" or "unix"): a is the
@@ -235,4 +237,41 @@ func TestSpliceStreamPeerGone(t *testing.T) {
 		t.Fatalf("spliceStream to a closed peer: handled %v, %v; want EPIPE or ECONNRESET", handled, err)
 	}
 	srcW.Close()
+}
+
+// pipeSize is the capacity of p's pipe as the kernel reports it (F_GETPIPE_SZ).
+func pipeSize(t *testing.T, p *splicePipe) int {
+	t.Helper()
+	n, err := unix.FcntlInt(uintptr(p.r), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestSplicePipeGrowsForBulkOnly: a tunnel direction's pipe keeps the kernel's default size
+// while splices move little (an idle or interactive tunnel), and grows to splicePipeSize the
+// first time one fills half of it.
+func TestSplicePipeGrowsForBulkOnly(t *testing.T) {
+	p, err := newSplicePipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	def := pipeSize(t, p)
+	if p.size != def {
+		t.Fatalf("splicePipe.size = %d, the kernel says %d", p.size, def)
+	}
+	if def >= splicePipeSize {
+		t.Skipf("this kernel's default pipe (%d bytes) is already %d: nothing to grow", def, splicePipeSize)
+	}
+	p.filled(1)
+	p.filled(def/2 - 1)
+	if got := pipeSize(t, p); got != def || p.grown {
+		t.Fatalf("after small splices the pipe is %d bytes (grown %v); want the default %d", got, p.grown, def)
+	}
+	p.filled(def / 2)
+	if got := pipeSize(t, p); got != splicePipeSize || p.size != splicePipeSize {
+		t.Fatalf("after a half-full splice the pipe is %d bytes (size field %d); want %d", got, p.size, splicePipeSize)
+	}
 }
