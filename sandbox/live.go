@@ -89,7 +89,12 @@ type liveWatch struct {
 	dirs       map[int]string  // watch descriptor → directory
 	watched    map[string]int  // directory → watch descriptor
 	relevant   map[string]bool // the absent paths and every directory on their way
+	moved      int             // paths found so far
 }
+
+// liveReportLimit is how many paths one Live reports one by one; the ones after are moved
+// all the same and counted (Sweep says how many).
+const liveReportLimit = 32
 
 // run reads inotify events until a byte arrives on wake, rescanning when one concerns a
 // watched path or a directory on the way to one.
@@ -174,6 +179,21 @@ func (l *liveWatch) rescan() error {
 	}
 	for _, p := range l.g.st.Absent {
 		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if was, ok := l.g.st.Where[p]; ok && resolvedDir(filepath.Dir(p)) != was {
+			// A directory above it was swapped for a symbolic link: the path now names a
+			// file elsewhere, which is not to be moved; Sweep reports it after the command.
+			continue
+		}
+		if l.moved++; l.moved > liveReportLimit {
+			// A command creating the same paths over and over: still moved, no longer
+			// reported one by one (Sweep says how many more there were).
+			if _, ok := removeCreated(p, l.quarantine, time.Now().UTC().Format("20060102T150405.000000000")); ok {
+				l.g.mu.Lock()
+				l.g.liveMore++
+				l.g.mu.Unlock()
+			}
 			continue
 		}
 		s, ok := removeCreated(p, l.quarantine, time.Now().UTC().Format("20060102T150405.000000000"))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +100,88 @@ func TestLiveQuarantineWhileRunning(t *testing.T) {
 	ents, _ := os.ReadDir(q)
 	if len(ents) != 2 {
 		t.Errorf("quarantine holds %d entries, want 2", len(ents))
+	}
+}
+
+// liveRun starts line in a sandboxed shell in a fresh root (with an existing .vscode
+// directory and a directory outside every root, $OUT) under a Live watch, and returns the
+// root, $OUT, the found channel, and a function that waits for the command, stops the watch
+// and returns Sweep's findings.
+func liveRun(t *testing.T, line string) (root, out string, found chan Swept, finish func() []Swept) {
+	t.Helper()
+	base := t.TempDir()
+	if r, err := filepath.EvalSymlinks(base); err == nil {
+		base = r
+	}
+	root, out = filepath.Join(base, "proj"), filepath.Join(base, "outside")
+	q := filepath.Join(base, "state", "quarantine")
+	for _, d := range []string{filepath.Join(root, ".vscode"), out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := &Spec{Mode: ModeRequired, Roots: []string{root}, TempDir: base, Network: NetworkOn, Seccomp: true,
+		Home: filepath.Join(base, "home")}
+	watch := NewWatch(WatchCandidates(spec, spec.Home, nil), spec.Roots)
+	found = make(chan Swept, 100)
+	stop, err := watch.Live(q, func(s Swept) { found <- s })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", line)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "OUT="+out)
+	p, err := Start(spec, cmd)
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	return root, out, found, func() []Swept {
+		_ = cmd.Wait()
+		if st, ok := p.Exit(time.Second); !ok || st.Code == nil || *st.Code != 0 {
+			t.Errorf("the command: %+v %v", st, ok)
+		}
+		stop()
+		return watch.Sweep(q)
+	}
+}
+
+// TestLiveLeavesSwappedDirectoryAlone: a command that swaps the directory above a watched
+// path for a symbolic link to a directory outside the roots, where a file of that name
+// exists, does not get acpterm to move that file: Live leaves it alone (a later creation is
+// still moved), and the sweep after the command says a directory above it changed.
+func TestLiveLeavesSwappedDirectoryAlone(t *testing.T) {
+	root, out, found, finish := liveRun(t, `echo victim > "$OUT/settings.json" && mv .vscode .vscode-old && ln -s "$OUT" .vscode && echo x > .nvim.lua`)
+	victim := filepath.Join(out, "settings.json")
+	select {
+	case s := <-found:
+		if s.Path != filepath.Join(root, ".nvim.lua") {
+			t.Fatalf("found %+v first", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal(".nvim.lua was not moved while the command ran")
+	}
+	got := finish()
+	if b, err := os.ReadFile(victim); string(b) != "victim\n" {
+		t.Errorf("the file outside the roots was touched: %q %v", b, err)
+	}
+	if len(got) != 2 || got[0].Path != filepath.Join(root, ".nvim.lua") || !got[0].Live ||
+		!strings.HasPrefix(got[1].Message, "sandbox: "+filepath.Join(root, ".vscode", "settings.json")+" appeared while a sandboxed command ran, but a directory above it is no longer what it was") {
+		t.Errorf("sweep %+v", got)
+	}
+}
+
+// TestLiveReportsAtMostLimit: a command that creates a watched path again each time it was
+// moved gets each one moved, but only liveReportLimit reported one by one; the sweep says
+// how many more there were.
+func TestLiveReportsAtMostLimit(t *testing.T) {
+	n := liveReportLimit + 8
+	_, _, found, finish := liveRun(t, `i=0; while [ $i -lt `+strconv.Itoa(n)+` ]; do echo x > .acpterm.toml; while test -e .acpterm.toml; do :; done; i=$((i+1)); done`)
+	got := finish()
+	if len(found) != liveReportLimit || len(got) != liveReportLimit+1 {
+		t.Fatalf("reported %d live, sweep %d; want %d and %d", len(found), len(got), liveReportLimit, liveReportLimit+1)
+	}
+	if want := "sandbox: warning: the sandboxed command created watched paths 8 more times; each was moved into "; !strings.HasPrefix(got[liveReportLimit].Message, want) {
+		t.Errorf("last: %q", got[liveReportLimit].Message)
 	}
 }

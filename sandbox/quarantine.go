@@ -91,8 +91,9 @@ type Watch struct {
 	subs    map[string]bool
 	journal *os.File // the journal entry while the command may run (see Journal); nil: none
 
-	mu   sync.Mutex
-	live []Swept // what Live moved, in order
+	mu       sync.Mutex
+	live     []Swept // what Live moved and reported, in order
+	liveMore int     // what Live moved beyond liveReportLimit
 }
 
 // watchState is what a Watch knows, as a journal entry stores it.
@@ -185,6 +186,9 @@ func (g *Watch) Sweep(quarantine string) []Swept {
 	defer g.endJournal()
 	g.mu.Lock()
 	msgs := append([]Swept(nil), g.live...)
+	if g.liveMore > 0 {
+		msgs = append(msgs, swept("", "sandbox: warning: the sandboxed command created watched paths %d more times; each was moved into %s as well", g.liveMore, quarantine))
+	}
 	g.mu.Unlock()
 	stamp := time.Now().UTC().Format("20060102T150405.000000000")
 	var created []string
