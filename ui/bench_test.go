@@ -142,7 +142,8 @@ func splitChunks(s string, n int) []string {
 // TurnStarted, N chunks, TurnEnded, each with its frame. Payloads: "markdown" is about 60 KB of
 // mixed Markdown (streamDoc); "lines" is the tester's flood, chunks "1\n" … "N\n" (one
 // paragraph of N lines, 48.9 KB for 10 000); "words" is N chunks of 20 characters forming one
-// paragraph. md-bytes/op is the Markdown handed to glamour.
+// paragraph. md-bytes/op is the Markdown handed to glamour; paced-frames/op the chunk frames
+// that showed an earlier rendering of the reply (renderStreaming's budget).
 func BenchmarkStreamChunks(b *testing.B) {
 	words := func(n int) []string {
 		out := make([]string, n)
@@ -170,7 +171,7 @@ func BenchmarkStreamChunks(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			var c0 int64
-			md := 0
+			md, paced := 0, 0
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				h := newHarness(&testing.T{}, nil)
@@ -194,9 +195,11 @@ func BenchmarkStreamChunks(b *testing.B) {
 				h.ev(acpclient.TurnEnded{StopReason: string(acp.StopReasonEndTurn)})
 				h.send(redrawMsg{})
 				md += h.m.md.rendered
+				paced += h.m.conv.paced
 			}
 			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(md)/float64(b.N), "md-bytes/op")
+			b.ReportMetric(float64(paced)/float64(b.N), "paced-frames/op")
 		})
 	}
 	awaitRegexpClock(b)

@@ -43,6 +43,7 @@ type conversation struct {
 	cache        map[int]convCache
 	streams      map[int]*mdStream // agent messages still streaming, by timeline index
 	allowance    int               // streamAllowance (tests lower it)
+	paced        int               // frames that showed an earlier rendering of a streaming message (tests, benchmarks)
 	total        int               // lines of the last render (for clamping scroll)
 	drawnTotal   int               // lines when the conversation was last drawn (keeps a scrolled view still)
 	cells        lineCache         // the parsed cells of lines drawn before (drawConversation)
@@ -133,16 +134,20 @@ func (c *conversation) renderItem(s *acpclient.State, i int, it acpclient.Item, 
 }
 
 // Pacing of a message that is still streaming (renderStreaming): every frame that sees new text
-// adds streamAllowance bytes plus streamPerByte per new byte to the message's budget (which
-// never holds more than one rendering and one allowance), and a rendering spends the Markdown
-// bytes it gives glamour (the last finished block and the growing one); frames that cannot
-// afford it show the last rendering. Short trailing blocks render on
-// every frame; a long one (a paragraph of thousands of lines, which glamour must wrap whole,
-// about 12 µs a byte) renders every few frames, so the cost per chunk stays bounded by
-// streamAllowance + streamPerByte × chunk bytes whatever the message's length.
+// adds streamAllowance plus streamPerByte per new byte of Markdown to the message's budget (which
+// never holds more than one rendering and one allowance), and a rendering spends the bytes
+// glamour wrote for it; a frame that cannot afford a rendering as costly as the last one shows
+// the last rendering. The budget counts glamour's output, not its input, because that is what
+// its time follows: every line it writes is padded to the width with styled spaces (about 15
+// bytes a cell, 3 KB for a line at 202 columns, about 75 ns a byte), so one short line costs
+// more than a long paragraph line's worth of Markdown. streamAllowance is about 0.3 ms of
+// glamour per frame. Short trailing blocks render on every frame in a narrow window and on
+// every second or third in a wide one; a long one (a paragraph of thousands of lines, which
+// glamour must wrap whole) renders every few frames, so the cost per chunk stays bounded by
+// streamAllowance + streamPerByte × chunk bytes whatever the message's length and the width.
 const (
-	streamAllowance = 1024 // bytes per frame
-	streamPerByte   = 2
+	streamAllowance = 4096 // bytes glamour may write per frame
+	streamPerByte   = 16   // and per new byte of Markdown
 )
 
 // renderStreaming renders the agent message m at timeline index i that is still streaming:
@@ -158,18 +163,19 @@ func (c *conversation) renderStreaming(i int, m *acpclient.Message, sig string, 
 	grew := len(m.Text) - st.seen
 	if grew > 0 {
 		// No more banked than one rendering and one frame: a long pause does not buy a burst.
-		st.budget = min(st.budget+c.allowance+streamPerByte*grew, st.cost(m.Text)+c.allowance)
+		st.budget = min(st.budget+c.allowance+streamPerByte*grew, st.next+c.allowance)
 	}
 	st.seen = len(m.Text)
 	base := fmt.Sprintf("%d|%d|%t", width, len(m.Blocks), c.showThoughts)
-	if e, ok := c.cache[i]; ok && st.base == base && strings.HasSuffix(e.sig, "|streaming") && grew > 0 && st.budget < st.cost(m.Text) {
+	if e, ok := c.cache[i]; ok && st.base == base && strings.HasSuffix(e.sig, "|streaming") && grew > 0 && st.budget < st.next {
+		c.paced++
 		return e.lines
 	}
 	return c.cached(i, sig+"|streaming", func() []string {
-		before := c.md.rendered
+		before := c.md.written
 		lines := c.renderMessageWith(m, width, st)
 		st.base = base
-		st.budget = max(st.budget-(c.md.rendered-before), 0)
+		st.budget -= c.md.written - before
 		return lines
 	})
 }

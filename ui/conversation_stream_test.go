@@ -89,6 +89,9 @@ func TestStreamingRendersOnlyTheTail(t *testing.T) {
 		h.ev(agentChunk(c))
 		h.screenText()
 	}
+	// A frame without new text shows the latest text, whatever the pacing skipped.
+	width := h.m.lay.conv.Dx()
+	live := append([]string(nil), h.m.conv.render(&h.m.state, nil, width, nil)...)
 	streamed := h.m.md.rendered
 	t.Logf("glamour got %d bytes while streaming %d bytes in 100 chunks", streamed, len(doc))
 	// Each frame renders the last finished block and the growing one (each under 200 bytes
@@ -97,8 +100,6 @@ func TestStreamingRendersOnlyTheTail(t *testing.T) {
 	if streamed > 3*len(doc)+100*400 {
 		t.Fatalf("glamour got %d bytes while streaming %d bytes in 100 chunks", streamed, len(doc))
 	}
-	width := h.m.lay.conv.Dx()
-	live := append([]string(nil), h.m.conv.render(&h.m.state, nil, width, nil)...)
 	h.ev(acpclient.TurnEnded{StopReason: string(acp.StopReasonEndTurn)})
 	h.screenText()
 	if got := h.m.md.rendered - streamed; got != len(doc) {

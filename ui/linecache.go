@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"unsafe"
+
 	"charm.land/lipgloss/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
@@ -62,13 +64,36 @@ func copyRow(cv *lipgloss.Canvas, r uv.Rectangle, row uv.Line) bool {
 	if r.Min.X < 0 || r.Max.X > cv.Width() || y < 0 || y >= cv.Height() || len(row) != r.Dx() {
 		return false
 	}
-	for x := r.Min.X; x < r.Max.X; x++ {
-		if c := cv.CellAt(x, y); c == nil || c.Width != 1 {
+	dst := canvasRow(cv, y)
+	if dst == nil {
+		return false
+	}
+	dst = dst[r.Min.X:r.Max.X]
+	for i := range dst {
+		if dst[i].Width != 1 {
 			return false
 		}
 	}
-	for i := range row {
-		*cv.CellAt(r.Min.X+i, y) = row[i]
-	}
+	copy(dst, row)
 	return true
+}
+
+// canvasRow returns the cells of row y of cv as one slice (columns 0 to cv.Width()-1), or nil
+// when y is outside cv. A canvas keeps each row as a uv.Line and CellAt returns pointers into it;
+// the slice is built from the first cell's pointer, after checking that the last cell's pointer
+// is where that puts it (nil otherwise, so a change in that layout falls back to CellAt).
+func canvasRow(cv *lipgloss.Canvas, y int) uv.Line {
+	w := cv.Width()
+	if w <= 0 || y < 0 || y >= cv.Height() {
+		return nil
+	}
+	first, last := cv.CellAt(0, y), cv.CellAt(w-1, y)
+	if first == nil || last == nil {
+		return nil
+	}
+	row := unsafe.Slice(first, w)
+	if &row[w-1] != last {
+		return nil
+	}
+	return row
 }

@@ -350,6 +350,15 @@ func sameRow(cv *lipgloss.Canvas, b *uv.ScreenBuffer, y, width int) (same bool) 
 			same = false
 		}
 	}()
+	if c, p := canvasRow(cv, y), b.Line(y); len(c) >= width && len(p) >= width {
+		c, p = c[:width], p[:width]
+		for x := range c {
+			if c[x] != p[x] {
+				return false
+			}
+		}
+		return true
+	}
 	for x := 0; x < width; x++ {
 		c, p := cv.CellAt(x, y), b.CellAt(x, y)
 		if c == nil || p == nil || *c != *p {
