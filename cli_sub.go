@@ -35,6 +35,7 @@ func runPolicy(args []string, std stdio, getenv func(string) string) int {
 		fmt.Fprintf(std.err, "acpterm: policy check: %s\n", trimUsage(err))
 		return exitUsage
 	}
+	sweepLeftovers(getenv, std.err, nil) // before the config: a planted one is never read
 	cfg, err := config.Load(config.LoadOptions{Path: p.configPath, Cwd: cwd, Getenv: getenv})
 	if err != nil {
 		fmt.Fprintf(std.err, "acpterm: policy check: config: %v\n", err)

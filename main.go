@@ -173,6 +173,10 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	s.logFile = f
 	logger.Info("acpterm: start", "version", versionString(), "args", os.Args)
 
+	// 1b. What a sandboxed command of an acpterm that was killed before it could check planted
+	// (a config.toml, an .acpterm.toml, an rc file) is swept before any config is read.
+	left := sweepLeftovers(getenv, std.err, logger)
+
 	// 2. Session directory.
 	cwd, err := sessionDir(o)
 	if err != nil {
@@ -285,6 +289,13 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	}
 
 	grantWarnings = append(grantWarnings, sandboxWarnings...)
+	grantWarnings = append(grantWarnings, left.warnings()...)
+	for _, f := range left.found {
+		ev := permissions.NewAuditEvent("write", permissions.Decision{Path: f.Path, Verdict: permissions.Deny, Rule: "sandbox", Reason: f.Message}, "sandbox")
+		if err := engine.Record(ev); err != nil {
+			logger.Warn("audit log write failed", "err", err)
+		}
+	}
 
 	// 7. Terminals (redraws are signalled to the TUI without polling).
 	var wake *ui.Wake
@@ -293,6 +304,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	mo := terminals.ManagerOptions{MaxLive: cfg.Policy.MaxTerminals, KillGrace: cfg.Policy.KillGrace, Subreaper: true,
 		Sandbox: s.sandbox.spec}
 	mo.Watch, mo.Quarantine = s.sandbox.watch(getenv)
+	mo.Journal = journalDir(getenv)
 	// The network proxy: the only way out of a sandboxed command's (network "proxy") or a
 	// sandboxed agent's (agent = true, network not "on") network namespace.
 	if s.sandbox.needsProxy(cfg) {
@@ -375,6 +387,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	if agentSpec != nil {
 		_, clientOptions.Quarantine = s.sandbox.watch(getenv)
 		clientOptions.AgentWatch = sandbox.WatchCandidates(agentSpec, getenv("HOME"), watchExtra(getenv))
+		clientOptions.AgentJournal = journalDir(getenv)
 	}
 	s.client, err = acpclient.Start(ctx, clientOptions)
 	s.net.attach(s.client)

@@ -188,6 +188,7 @@ func runSandbox(args []string, std stdio, getenv func(string) string) int {
 		fmt.Fprintf(std.err, "acpterm: sandbox check: %s\n", trimUsage(err))
 		return exitUsage
 	}
+	sweepLeftovers(getenv, std.err, nil) // before the config: a planted one is never read
 	cfg, err := config.Load(config.LoadOptions{Path: configPath, Cwd: cwd, Getenv: getenv})
 	if err != nil {
 		fmt.Fprintf(std.err, "acpterm: sandbox check: config: %v\n", err)

@@ -110,6 +110,11 @@ type Options struct {
 	AgentWatch []string
 	// Quarantine is the directory AgentWatch's finds are moved into.
 	Quarantine string
+	// AgentJournal is the directory AgentWatch is journaled in before the agent starts
+	// (sandbox.Watch.Journal), so that what the agent planted is swept at acpterm's next start
+	// even when acpterm is killed first. A journal that cannot be written fails Start. "": not
+	// journaled.
+	AgentJournal string
 	// Trace, when set, receives every JSON-RPC line sent to or read from the agent as JSONL
 	// ({"t", "dir": "->"|"<-", "msg"}); writes are serialised. nil: no trace.
 	Trace io.Writer
@@ -291,6 +296,13 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	stopLive := func() {}
 	if o.Sandbox != nil && len(o.AgentWatch) > 0 {
 		watch = sandbox.NewWatch(o.AgentWatch, o.Sandbox.Roots)
+		if o.AgentJournal != "" {
+			if err := watch.Journal(o.AgentJournal, "agent "+strings.Join(o.Command, " ")); err != nil {
+				c.lifeStop()
+				c.q.abandon()
+				return nil, err
+			}
+		}
 		// While the agent runs, a protected path it creates is moved the moment it appears
 		// and said at once; the sweep once it is gone is the backstop.
 		var lerr error
@@ -307,6 +319,9 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	c.proc, err = startAgent(o.Command, cwd, env, o.Sandbox, o.KillGrace, log, agentNet)
 	if err != nil {
 		stopLive()
+		if watch != nil {
+			watch.Discard()
+		}
 		c.lifeStop()
 		c.q.abandon()
 		return nil, err

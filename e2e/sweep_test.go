@@ -4,8 +4,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/acpterm/acpterm/internal/tmuxtest"
 )
 
 // plantSubmodule is the security review's reproduction: a sandboxed script makes a new
@@ -87,5 +93,107 @@ func TestSandboxPlantedSubmoduleQuarantined(t *testing.T) {
 	git("status")
 	if _, err := os.Lstat(marker); !os.IsNotExist(err) {
 		t.Errorf("the host's git status ran the planted fsmonitor (%v)", err)
+	}
+}
+
+// TestSandboxKill9PlantedConfigSweptAtNextStart: the security review's reproduction. With the
+// session directory (so the root) holding the home, config and state directories (auto mode,
+// which runs and says so), a sandboxed command plants acpterm's user config (sandbox off,
+// unmatched commands allowed) and a ~/.bashrc, fails to remove or forge the watch journal in
+// the state dir, and keeps running; acpterm, stopped before the plant (so that its inotify
+// watch cannot move the files either), is killed with SIGKILL, so its own sweep never comes. The next start (a headless session with --approve deny) moves both into the
+// quarantine before it reads any config, says so on stderr naming the killed run's command,
+// records it in the audit log, and does not use the planted config: the unmatched script it
+// is asked to run is asked about, denied and never runs.
+func TestSandboxKill9PlantedConfigSweptAtNextStart(t *testing.T) {
+	e := newEnv(t)
+	cfgDir, bashrc := filepath.Join(e.configD, "acpterm"), filepath.Join(e.home, ".bashrc")
+	journal := filepath.Join(e.stateD, "acpterm", "watch")
+	ready, ran := filepath.Join(e.root, "planted"), filepath.Join(e.root, "w-ran")
+	started, goOn := filepath.Join(e.root, "started"), filepath.Join(e.root, "go")
+	plant := "touch " + started + "; until [ -e " + goOn + " ]; do sleep 0.05; done\n" +
+		"mkdir -p " + cfgDir + " && printf '[sandbox]\\nmode = \"off\"\\n[policy]\\nunmatched = \"allow\"\\n' > " + cfgDir + "/config.toml\n" +
+		"echo 'echo RC-RAN' > " + bashrc + "\n" +
+		"rm -f " + journal + "/*; ls " + journal + " > " + ready + ".journal\n" +
+		"echo forged > " + journal + "/watch-forged.json || echo refused > " + ready + ".forge\n" +
+		"touch " + ready + "\nexec sleep 30\n"
+	for name, body := range map[string]string{"plant.sh": plant, "w.py": "open(" + strconv.Quote(ran) + ", \"w\")\n"} {
+		if err := os.WriteFile(filepath.Join(e.root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(binary, "--headless", "--approve", "allow", "--cwd", e.root, "--prompt", "term sh ./plant.sh", "--", scriptAgent(t))
+	cmd.Env, cmd.Dir = e.vars(), e.root
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	waitFile := func(p string) {
+		t.Helper()
+		for deadline := time.Now().Add(waitTimeout); ; time.Sleep(tmuxtest.PollInterval) {
+			if _, err := os.Stat(p); err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the planting command never made %s; stderr:\n%s\nlog:\n%s", p, stderr.String(), e.logText(t))
+			}
+		}
+	}
+	waitFile(started)
+	// acpterm is stopped before the command plants, so that its inotify watch cannot move the
+	// files at once either: as when it is killed between the creation and the move.
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(goOn, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(ready)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	e.waitNoLeftovers(t)
+	// The command could neither remove its journal entry nor forge one.
+	if b, err := os.ReadFile(ready + ".journal"); err != nil || !regexp.MustCompile(`^watch-[0-9]+\.json\n$`).Match(b) {
+		t.Errorf("the journal as the sandboxed command saw it after rm: %q %v", b, err)
+	}
+	if b, err := os.ReadFile(ready + ".forge"); err != nil || string(b) != "refused\n" {
+		t.Errorf("forging a journal entry was not refused: %q %v", b, err)
+	}
+	for _, p := range []string{filepath.Join(cfgDir, "config.toml"), bashrc} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("after kill -9, %s is not there (%v): the test would prove nothing", p, err)
+		}
+	}
+
+	r := e.run("--headless", "--approve", "deny", "--cwd", e.root, "--prompt", "term python3 w.py", "--", scriptAgent(t))
+	q := filepath.Join(e.stateD, "acpterm", "quarantine")
+	for _, p := range []string{cfgDir, bashrc} {
+		re := regexp.MustCompile(`(?m)^acpterm: warning: sandbox: removed ` + regexp.QuoteMeta(p+", created by the sandboxed command (moved to "+q+"/") +
+			`[0-9T.]+` + regexp.QuoteMeta(strings.ReplaceAll(p, "/", "%")+`) (found at start-up: the acpterm that ran "`) + `[^"]*plant\.sh[^"]*" in the sandbox at [0-9: -]+ ended before it could check; if you made this yourself since, move it back\)$`)
+		if !re.MatchString(r.stderr) {
+			t.Errorf("the next start does not say it removed %s:\n%s", p, r.stderr)
+		}
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", p, err)
+		}
+	}
+	if _, err := os.Lstat(ran); !os.IsNotExist(err) {
+		t.Errorf("the planted config was used: the unmatched script ran (%v)\n%s", err, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "[permission] agent \"python3 w.py\" → reject (--approve deny: unmatched)\n") {
+		t.Errorf("the unmatched script was not asked about:\n%s", r.stdout)
+	}
+	if ents, err := os.ReadDir(journal); err != nil || len(ents) != 0 {
+		t.Errorf("journal entries left after the sweep and the session: %v %v", ents, err)
+	}
+	audit := readAudit(t, e)
+	for _, p := range []string{cfgDir, bashrc} {
+		if !strings.Contains(audit, `"path":"`+p+`"`) {
+			t.Errorf("no audit record of the removal of %s:\n%s", p, audit)
+		}
 	}
 }

@@ -50,6 +50,11 @@ type ManagerOptions struct {
 	// Quarantine is the directory created protected paths are moved into (acpterm's state
 	// dir, which nothing sandboxed can write). "" with Watch set: they are deleted.
 	Quarantine string
+	// Journal is the directory each terminal's watch is journaled in before its command
+	// starts (sandbox.Watch.Journal; acpterm's state dir), so that what the command planted
+	// is swept at the next start even when acpterm is killed first (sandbox.SweepJournal).
+	// A journal that cannot be written refuses the start. "": not journaled.
+	Journal string
 }
 
 // OnSwept sets the function called, from the watch's goroutine, each time a sandboxed

@@ -137,6 +137,13 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 		if len(m.o.Watch) > 0 {
 			t.watch = sandbox.NewWatch(m.o.Watch, spec.Roots)
 			t.quarantine = m.o.Quarantine
+			if m.o.Journal != "" {
+				if err := t.watch.Journal(m.o.Journal, t.label); err != nil {
+					_ = ptmx.Close()
+					_ = tty.Close()
+					return nil, fmt.Errorf("terminals: start %q: %w", argv[0], err)
+				}
+			}
 			// While the command runs, a created protected path is moved the moment it
 			// appears; the sweep after the command is the backstop.
 			t.liveStop, t.liveErr = t.watch.Live(t.quarantine, func(s sandbox.Swept) { m.sweptLive(t, s) })
@@ -144,6 +151,9 @@ func start(m *Manager, id string, o StartOptions) (*Terminal, error) {
 		t.sb, err = sandbox.Start(&spec, cmd)
 		if err != nil && t.liveStop != nil {
 			t.liveStop()
+		}
+		if err != nil && t.watch != nil {
+			t.watch.Discard() // nothing ran
 		}
 	} else {
 		err = cmd.Start()
