@@ -124,6 +124,14 @@ func TestSandboxHomeRootRefused(t *testing.T) {
 	if _, err := os.Lstat(zshrc); !os.IsNotExist(err) {
 		t.Errorf("auto: %s is still there (%v)", zshrc, err)
 	}
+	// Commands do not count as confined, so a program that runs workspace code is asked
+	// about whatever the allow rules say.
+	e.writeConfig(strings.Replace(base, "allow = [", "allow = [\"go test\", ", 1) + "[sandbox]\nmode = \"auto\"\n")
+	r = e.run("policy", "check", "--cwd", e.home, "--", "go test ./...")
+	if !strings.Contains(r.stdout, "verdict:    ask\nrule:       runner: go test\n") ||
+		!strings.Contains(r.stdout, " · missing home_root (commands do not run confined)\n") {
+		t.Errorf("auto: policy check of go test:\n%s%s", r.stdout, r.stderr)
+	}
 }
 
 // TestTUISandboxHomeRootVisible: in auto mode with a root that holds the home directory,

@@ -61,6 +61,10 @@ func TestHomeRootRefusedInRequired(t *testing.T) {
 		if !strings.HasSuffix(r.Summary(), " · missing home_root") {
 			t.Errorf("auto: summary %q", r.Summary())
 		}
+		if !r.Layers.Landlock.Enforced || !r.Layers.MountNS || r.Confined() {
+			t.Errorf("auto: landlock %v, mount ns %v, confined %v; want true, true, false (the home is exposed)",
+				r.Layers.Landlock.Enforced, r.Layers.MountNS, r.Confined())
+		}
 		if b, err := os.ReadFile(rc); string(b) != "evil\n" {
 			t.Errorf("auto: the command did not create %s (%q %v): the refusal proves nothing", rc, b, err)
 		}

@@ -153,11 +153,20 @@ type Report struct {
 	Missing []string `json:"missing"` // "layer: reason", e.g. "pid_ns: clone: operation not permitted"
 }
 
-// Confined reports whether writes are confined: Landlock enforced and the mount
-// namespace (read-only protected paths) in force. The policy may treat commands that run
-// workspace code as contained only then.
+// Confined reports whether writes are confined: Landlock enforced, the mount namespace
+// (read-only protected paths) in force, and no root exposing the home directory (HomeLayer:
+// a start-up file that does not exist yet could be created there). The policy may treat
+// commands that run workspace code as contained only then.
 func (r *Report) Confined() bool {
-	return r != nil && r.Layers.Landlock.Enforced && r.Layers.MountNS
+	if r == nil || !r.Layers.Landlock.Enforced || !r.Layers.MountNS {
+		return false
+	}
+	for _, m := range r.Missing {
+		if strings.HasPrefix(m, HomeLayer+":") {
+			return false
+		}
+	}
+	return true
 }
 
 // Complete reports whether nothing the spec asked for is missing.
