@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	if key := os.Getenv("SBX_SHM_KEY"); key != "" {
 		os.Exit(shmAttempt(key))
 	}
+	if victim := os.Getenv("SBX_PTS_VICTIM"); victim != "" {
+		os.Exit(ptsAttempt(victim))
+	}
 	os.Exit(m.Run())
 }
 

@@ -71,8 +71,8 @@ func TestUnsandboxedEscapesSucceed(t *testing.T) {
 	}
 }
 
-// TestSandboxedInteractiveShell: job control, stty size after a resize, vim and python3
-// work in a sandboxed pane.
+// TestSandboxedInteractiveShell: job control, stty size after a resize, tty, vim and
+// python3 work in a sandboxed pane.
 func TestSandboxedInteractiveShell(t *testing.T) {
 	w := sandboxtest.New(t)
 	h := newMgr(t, ManagerOptions{Sandbox: w.Spec(sandbox.NetworkOff)})
@@ -93,6 +93,9 @@ func TestSandboxedInteractiveShell(t *testing.T) {
 	}
 	send("stty size\n")
 	h.waitOutput(t, term, "27 91")
+	// ttyname(3) finds the pane's own pty, the only one /dev/pts shows.
+	send("tty; echo pts: $(ls /dev/pts)\n")
+	h.waitOutput(t, term, term.spec.TTY+"\npts: "+filepath.Base(term.spec.TTY)+"\n")
 	send("python3 -c 'print(6*7)'\n")
 	h.waitOutput(t, term, "42")
 	if _, err := exec.LookPath("vim"); err == nil {

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
 
 // setupMounts prepares the helper's mount namespace: nothing propagates back, a fresh
-// /proc for the new PID namespace, a private /dev/shm, the protected paths read-only and
-// the masked paths hidden.
+// /proc for the new PID namespace, a private /dev/shm, a /dev/pts holding only the
+// terminal's own pty (privatePts), the protected paths read-only and the masked paths hidden.
 func (h *helper) setupMounts() error {
 	spec := &h.req.Spec
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
@@ -26,6 +27,9 @@ func (h *helper) setupMounts() error {
 		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
 			return fmt.Errorf("private /dev/shm: %v", err)
 		}
+	}
+	if err := privatePts(spec.TTY); err != nil {
+		return fmt.Errorf("private /dev/pts: %v", err)
 	}
 	for _, p := range spec.Pin {
 		if _, err := os.Stat(p); err != nil {
@@ -55,6 +59,71 @@ func (h *helper) setupMounts() error {
 		}
 		if err != nil {
 			return fmt.Errorf("masking %s: %v", p, err)
+		}
+	}
+	return nil
+}
+
+// ptsDir is where the pty slaves of the host's devpts are.
+const ptsDir = "/dev/pts"
+
+// privatePts hides every other terminal's pty: any process of the user may open another pty's
+// slave read-only (Landlock grants reads everywhere) and take the keys typed there. An empty
+// read-only tmpfs covers /dev/pts, and the terminal's own slave tty (when it lies in
+// /dev/pts) is bound at its same path, so ttyname(3), tty and job control find it as before.
+// A new devpts instance would not do: the inherited slave belongs to the host's instance, so
+// ttyname would not find it in the new one. Opening /dev/ptmx then fails (ENODEV: no devpts
+// at /dev/pts), so no program inside can make a pty of its own.
+func privatePts(tty string) error {
+	if fi, err := os.Stat(ptsDir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	own := -1
+	if tty != "" && filepath.Dir(tty) == ptsDir {
+		fd, err := unix.Open(tty, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("the terminal's pty %s: %v", tty, err)
+		}
+		defer unix.Close(fd)
+		own = fd
+	}
+	const fl = unix.MS_NOSUID | unix.MS_NOEXEC
+	if err := unix.Mount("tmpfs", ptsDir, "tmpfs", fl, "size=4k,nr_inodes=16,mode=0755"); err != nil {
+		return err
+	}
+	if own >= 0 {
+		f, err := os.OpenFile(tty, os.O_CREATE|os.O_EXCL|os.O_RDONLY, 0o600)
+		if err != nil {
+			return err
+		}
+		f.Close()
+		if err := unix.Mount(fmt.Sprintf("/proc/self/fd/%d", own), tty, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("binding %s: %v", tty, err)
+		}
+	}
+	return unix.Mount("", ptsDir, "", unix.MS_REMOUNT|unix.MS_RDONLY|fl, "")
+}
+
+// checkPts confirms /dev/pts is a read-only tmpfs holding nothing but the terminal's own
+// pty tty, which is the very device the helper's standard input is when that is a tty.
+func checkPts(tty string) error {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(ptsDir, &fs); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return err
+	}
+	if fs.Type != unix.TMPFS_MAGIC || fs.Flags&unix.ST_RDONLY == 0 {
+		return errors.New("/dev/pts still shows the host's ptys")
+	}
+	ents, err := os.ReadDir(ptsDir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if filepath.Join(ptsDir, e.Name()) != tty {
+			return fmt.Errorf("/dev/pts still holds %s", e.Name())
 		}
 	}
 	return nil
@@ -112,6 +181,9 @@ func (h *helper) checkMounts() error {
 		if stx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && stx.Attributes&unix.STATX_ATTR_MOUNT_ROOT == 0 {
 			return fmt.Errorf("%s is not pinned", p)
 		}
+	}
+	if err := checkPts(spec.TTY); err != nil {
+		return err
 	}
 	var null unix.Stat_t
 	if err := unix.Stat("/dev/null", &null); err != nil {

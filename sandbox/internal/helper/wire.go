@@ -86,7 +86,8 @@ type Layers struct {
 	// reach nothing outside).
 	UserNS bool `json:"user_ns"`
 	// MountNS is true when the process has its own mount namespace with the protected
-	// paths read-only (EROFS confirmed on each) and the masked paths hidden.
+	// paths read-only (EROFS confirmed on each), the masked paths hidden and /dev/pts
+	// holding nothing but the terminal's own pty.
 	MountNS bool `json:"mount_ns"`
 	// PidNS is true when the helper is PID 1 of a new PID namespace: every process in it
 	// dies with the helper.
