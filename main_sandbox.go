@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/acpterm/acpterm/config"
 	"github.com/acpterm/acpterm/sandbox"
@@ -16,10 +18,11 @@ import (
 // sessionSandbox is a session's sandbox: the spec its terminals run under and what the
 // canary run of the helper found in force.
 type sessionSandbox struct {
-	mode    sandbox.Mode
-	spec    *sandbox.Spec   // nil when the mode is off
-	report  *sandbox.Report // nil when the mode is off
-	tempDir string          // the session's private temp dir (removed with the session)
+	mode     sandbox.Mode
+	spec     *sandbox.Spec   // nil when the mode is off
+	report   *sandbox.Report // nil when the mode is off
+	tempDir  string          // the session's private temp dir (removed with the session)
+	tempLock *os.File        // holds the lock on tempDir while acpterm runs (lockSessionDir)
 }
 
 // summary is the status-bar text: "sandbox: landlock 7 · ns · net off", or "sandbox: off".
@@ -64,6 +67,67 @@ func (s *sessionSandbox) close() {
 	if s != nil && s.tempDir != "" {
 		_ = os.RemoveAll(s.tempDir)
 	}
+	if s != nil && s.tempLock != nil {
+		_ = s.tempLock.Close()
+	}
+}
+
+// sessionDirPrefix starts the name of a session's private temp dir, followed by the pid of the
+// acpterm that made it ("acpterm-session-1234-XXXX").
+const sessionDirPrefix = "acpterm-session-"
+
+// removeStaleSessionDirs removes the session temp dirs in dir that belong to uid and whose
+// acpterm is gone (killed with SIGKILL, so it could not remove its own): what sandboxed commands
+// left there is no one's any more, and other sessions' commands could read it. A dir whose pid
+// is running (even a reused pid) is left alone. Errors are ignored: it is housekeeping.
+func removeStaleSessionDirs(dir string, uid int) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), sessionDirPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidS, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidS)
+		if !ok || err != nil || pid <= 0 {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		st, err := os.Lstat(p)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != uid {
+			continue
+		}
+		// The acpterm that made it holds a lock on it while it runs (lockSessionDir); the pid
+		// alone cannot tell, as acpterm may run in another PID namespace.
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			_ = os.RemoveAll(p)
+		}
+		f.Close()
+	}
+}
+
+// lockSessionDir locks dir for as long as the returned file stays open (until acpterm exits,
+// however it exits), so that removeStaleSessionDirs in another acpterm leaves it alone.
+func lockSessionDir(dir string) (*os.File, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return f, nil
 }
 
 func within(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
@@ -89,11 +153,16 @@ func sandboxFor(cfg *config.Config, flagMode string, getenv func(string) string,
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "acpterm-session-")
+	removeStaleSessionDirs(os.TempDir(), os.Getuid())
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", sessionDirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: session temp dir: %w", err)
 	}
 	s.tempDir = tmp
+	if s.tempLock, err = lockSessionDir(tmp); err != nil {
+		s.close()
+		return nil, fmt.Errorf("sandbox: session temp dir: %w", err)
+	}
 	home := getenv("HOME")
 	pr := sandbox.ProtectedPaths(cfg.Policy.Roots, home)
 	ro := pr.ReadOnly

@@ -455,13 +455,18 @@ func TestMCPForSandboxedAgent(t *testing.T) {
 	for _, httpCap := range []bool{true, false} {
 		t.Run(fmt.Sprintf("http=%v", httpCap), func(t *testing.T) {
 			e := newEnv(t)
-			rec := filepath.Join(e.root, "mcpservers.json")
+			// The agent writes its record of mcpServers in a directory of its own (e.root holds
+			// the test's HOME, which no writable path may contain).
+			recDir := filepath.Join(e.root, "record")
+			if err := os.MkdirAll(recDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			rec := filepath.Join(recDir, "mcpservers.json")
 			e.extraEnv = append(e.extraEnv, "SCRIPTAGENT_MCP_RECORD="+rec)
 			if httpCap {
 				e.extraEnv = append(e.extraEnv, "SCRIPTAGENT_MCP_HTTP=1")
 			}
-			// The agent writes its record of mcpServers in e.root.
-			e.writeConfig(fmt.Sprintf("[sandbox]\nmode = \"required\"\nagent = true\nagent_write = [%q]\n", e.root))
+			e.writeConfig(fmt.Sprintf("[sandbox]\nmode = \"required\"\nagent = true\nagent_write = [%q]\n", recDir))
 			prompt := "mcphttp"
 			if !httpCap {
 				prompt = "mcpstdio"
