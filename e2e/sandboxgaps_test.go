@@ -21,9 +21,10 @@ import (
 // TestSandboxAgentWithoutPidNSKill9TakesSetsidChild: with agent = true in auto mode on a
 // kernel that refuses PID namespaces (acpterm runs in a user namespace whose
 // user.max_pid_namespaces is 0, so every namespace the helper asks for is refused and auto
-// mode goes on without them), a setsid child of the agent still dies within 3 s of acpterm
-// being killed with SIGKILL: the helper is then a subreaper that sees acpterm go and ends the
-// tree itself. acpterm says the PID namespace is missing.
+// mode goes on without them), a setsid child of the agent, and one of a sandboxed terminal's
+// command, still die within 3 s of acpterm being killed with SIGKILL: each helper is then a
+// subreaper that sees acpterm go and ends its tree itself. acpterm says the PID namespace is
+// missing.
 func TestSandboxAgentWithoutPidNSKill9TakesSetsidChild(t *testing.T) {
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
@@ -36,7 +37,8 @@ func TestSandboxAgentWithoutPidNSKill9TakesSetsidChild(t *testing.T) {
 	e.writeConfig("[sandbox]\nmode = \"auto\"\nagent = true\n")
 	cmd := exec.Command(unshare, "-U", "-r", "sh", "-c", `echo 0 > /proc/sys/user/max_pid_namespaces && exec "$@"`, "sh",
 		binary, "--headless", "--approve", "allow", "--cwd", e.project,
-		"--prompt", "self setsid sleep 305 </dev/null >/dev/null 2>&1 &", "--prompt", "slow", "--", scriptAgent(t))
+		"--prompt", "self setsid sleep 305 </dev/null >/dev/null 2>&1 &",
+		"--prompt", "term setsid sleep 306 </dev/null >/dev/null 2>&1 & sleep 307", "--", scriptAgent(t))
 	cmd.Env = e.vars()
 	cmd.Dir = e.project
 	var stderr bytes.Buffer
@@ -48,15 +50,15 @@ func TestSandboxAgentWithoutPidNSKill9TakesSetsidChild(t *testing.T) {
 	sleeps := func() []procInfo {
 		var out []procInfo
 		for _, p := range e.leftovers(t) {
-			if p.cmdline == "sleep 305" {
+			if p.cmdline == "sleep 305" || p.cmdline == "sleep 306" || p.cmdline == "sleep 307" {
 				out = append(out, p)
 			}
 		}
 		return out
 	}
-	for deadline := time.Now().Add(waitTimeout); len(sleeps()) == 0; time.Sleep(tmuxtest.PollInterval) {
+	for deadline := time.Now().Add(waitTimeout); len(sleeps()) < 3; time.Sleep(tmuxtest.PollInterval) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the agent's setsid child never ran; stderr:\n%s\nlog:\n%s", stderr.String(), e.logText(t))
+			t.Fatalf("the agent's and the terminal's children never all ran (%+v); stderr:\n%s\nlog:\n%s", sleeps(), stderr.String(), e.logText(t))
 		}
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
