@@ -19,13 +19,19 @@
 //     project config, shell rc files) bound read-only, secrets (SecretPaths, MaskPaths) masked,
 //     a private /dev/shm;
 //   - the PID namespace, with the helper as its init: when the helper dies, so does everything
-//     the command started;
+//     the command started (without one, the helper is a subreaper that ends the tree itself
+//     when the command exits or acpterm is gone);
 //   - seccomp refusing the ioctls that inject input into a terminal (TIOCSTI, TIOCLINUX).
 //
 // The helper reports what is in force (Report, Layers) on a status pipe, then the command's
 // exit status (ExitStatus). Mode decides what a missing layer means: ModeAuto runs with what
 // the kernel offers and says what is missing (Report.Missing), ModeRequired refuses to run.
-// Check runs the same canaries for `acpterm sandbox check` without a command.
+// Check runs the same canaries for `acpterm sandbox check` without a command. A root that
+// is the home directory or a parent of it is reported missing too (HomeExposure).
+//
+// What no layer can refuse, creating a protected path that did not exist inside a writable
+// root, is detected instead: Watch.Live moves it into a quarantine the moment it appears,
+// Watch.Sweep again once the command ended.
 //
 // The package imports neither terminals nor acpclient: they call Start with their own
 // commands. docs/sandbox.md describes the layers and their limits for users.
