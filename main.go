@@ -386,7 +386,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 	}
 	if agentSpec != nil {
 		_, clientOptions.Quarantine = s.sandbox.watch(getenv)
-		clientOptions.AgentWatch = sandbox.WatchCandidates(agentSpec, getenv("HOME"), watchExtra(getenv))
+		clientOptions.AgentWatch = sandbox.WatchCandidates(agentSpec, getenv("HOME"), agentWatchExtra(agent, getenv))
 		clientOptions.AgentJournal = journalDir(getenv)
 	}
 	s.client, err = acpclient.Start(ctx, clientOptions)

@@ -324,5 +324,6 @@ func (s *sessionSandbox) agentSpec(cfg *config.Config, agent []string, getenv fu
 		}
 		a.Write = append(a.Write, p)
 	}
+	protectAgentConfig(&a, agent, getenv)
 	return &a
 }

@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSandboxedAgentCannotPlantHostConfig: a sandboxed agent (--sandbox-agent) may write its
+// own state directories, but not the files in them that configure programs its next,
+// unsandboxed run starts (Claude Code's settings.json hooks, codex's config.toml notify, opencode's
+// plugins, gemini's mcpServers). The scripted agent runs under a name that makes it each of
+// claude, codex, gemini and opencode at once, and its own process tries what a Bash tool
+// would: overwrite, append to, remove and rename over the existing config files (each bound
+// read-only: all fail, their bytes unchanged), and create the missing ones (each moved into the
+// quarantine once it appears, said in the output). A file beside them in the same directories
+// is written, so the directories themselves stay the agent's.
+func TestSandboxedAgentCannotPlantHostConfig(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask") + "[sandbox]\nmode = \"required\"\nnetwork = \"off\"\n")
+	opencodeDir := filepath.Join(e.configD, "opencode") // $XDG_CONFIG_HOME/opencode
+	existing := map[string]string{
+		filepath.Join(e.home, ".claude", "settings.json"): `{"model": "opus"}` + "\n",
+		filepath.Join(e.home, ".codex", "config.toml"):    "model = \"gpt-5\"\n",
+		filepath.Join(opencodeDir, "opencode.json"):       `{"autoupdate": false}` + "\n",
+	}
+	for p, body := range existing {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	planted := []string{
+		filepath.Join(e.home, ".claude", "settings.local.json"),
+		filepath.Join(e.home, ".codex", "hooks.json"),
+		filepath.Join(e.home, ".gemini", "settings.json"),
+		filepath.Join(opencodeDir, "plugin"),
+	}
+	beside := []string{
+		filepath.Join(e.home, ".claude", "projects-note"),
+		filepath.Join(e.home, ".codex", "history.jsonl"),
+		filepath.Join(e.home, ".gemini", "installation_id"),
+		filepath.Join(opencodeDir, ".gitignore"),
+	}
+	var script strings.Builder
+	for p := range existing {
+		q := shellQuote(p)
+		script.WriteString("echo evil > " + q + " && echo WROTE " + q + "; ")
+		script.WriteString("echo evil >> " + q + " && echo APPENDED " + q + "; ")
+		script.WriteString("rm -f " + q + " && echo REMOVED " + q + "; ")
+		script.WriteString("echo evil > " + q + ".new && mv -f " + q + ".new " + q + " && echo RENAMED " + q + "; ")
+	}
+	for _, p := range planted {
+		q := shellQuote(p)
+		if filepath.Base(p) == "plugin" {
+			script.WriteString("mkdir -p " + q + " && echo 'require(\"child_process\").execSync(\"touch /tmp/pwned\")' > " + q + "/evil.js && echo PLANTED " + q + "; ")
+		} else {
+			script.WriteString(`echo '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}' > ` + q + " && echo PLANTED " + q + "; ")
+		}
+	}
+	for _, p := range beside {
+		script.WriteString("echo state > " + shellQuote(p) + " && echo BESIDE " + shellQuote(p) + "; ")
+	}
+	agent := filepath.Join(e.root, "claude-codex-gemini-opencode-agent")
+	if err := os.Symlink(scriptAgent(t), agent); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("--headless", "--sandbox-agent", "--approve", "allow", "--cwd", e.project, "--prompt", "self "+script.String(), "--", agent)
+	log := e.logText(t)
+	if !strings.Contains(r.stdout, "self exit 0") {
+		t.Fatalf("the agent's own command did not run (exit %d):\n%s\n%s\n%s", r.code, r.stdout, r.stderr, log)
+	}
+	for p, body := range existing {
+		for _, verb := range []string{"WROTE", "APPENDED", "REMOVED", "RENAMED"} {
+			if strings.Contains(log, `line="`+verb+" "+p+`"`) {
+				t.Errorf("the sandboxed agent %s %s", strings.ToLower(verb), p)
+			}
+		}
+		if b, err := os.ReadFile(p); err != nil || string(b) != body {
+			t.Errorf("%s now %q (%v), want %q", p, b, err, body)
+		}
+	}
+	q := filepath.Join(e.stateD, "acpterm", "quarantine")
+	b, err := os.ReadFile(filepath.Join(e.stateD, "acpterm", "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit := string(b)
+	for _, p := range planted {
+		if !strings.Contains(log, `line="PLANTED `+p+`"`) {
+			t.Errorf("the agent could not create %s (want: created, then quarantined)", p)
+		}
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", p, err)
+		}
+		// Said in the log and the audit log (in the output too when it is found before the
+		// turn ends: headless stops printing with the last prompt).
+		if !strings.Contains(log, "found=\"sandbox: removed "+p+", created by the sandboxed command (moved to "+q+"/") {
+			t.Errorf("the log does not say %s was removed", p)
+		}
+		if !strings.Contains(audit, `"path":"`+p+`"`) {
+			t.Errorf("no audit record of the removal of %s", p)
+		}
+	}
+	for _, p := range beside {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "state\n" {
+			t.Errorf("%s: %q %v; the agent's state dirs must stay writable", p, b, err)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s\nlog:\n%s", r.stdout, log)
+	}
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/acpterm/acpterm/sandbox"
+)
+
+// protectAgentConfig makes the agent's host-run configuration (sandbox.AgentConfigFiles)
+// read-only in a, the agent's spec: every one that exists is bound read-only (symbolic
+// links resolved, so the file they lead to is what is bound). The ones that do not exist are
+// watched instead (agentWatchExtra).
+func protectAgentConfig(a *sandbox.Spec, agent []string, getenv func(string) string) {
+	ro := slices.Clip(a.ReadOnly) // never append into the commands' spec's array
+	for _, p := range sandbox.AgentConfigFiles(agent, getenv("HOME"), getenv) {
+		if r, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(ro, r) {
+			ro = append(ro, r)
+		}
+	}
+	a.ReadOnly = ro
+}
+
+// agentWatchExtra are the paths a sandboxed agent must not create besides the protected
+// paths of its spec: acpterm's own (watchExtra) and the agent's host-run configuration files
+// that do not exist yet (sandbox.AgentConfigFiles; WatchCandidates keeps those that are
+// absent when the agent starts).
+func agentWatchExtra(agent []string, getenv func(string) string) []string {
+	extra := watchExtra(getenv)
+	for _, p := range sandbox.AgentConfigFiles(agent, getenv("HOME"), getenv) {
+		if _, err := os.Lstat(p); err != nil {
+			extra = append(extra, p)
+		}
+	}
+	return extra
+}

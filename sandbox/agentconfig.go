@@ -1,0 +1,81 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// AgentConfigFiles returns the paths inside an agent's own state directories (see
+// AgentStateDirs) that configure programs the agent runs on the host the next time it starts
+// outside the sandbox, chosen like AgentStateDirs by the agent program's name in argv:
+//
+//   - claude (Claude Code; its config dir is CLAUDE_CONFIG_DIR or ~/.claude): settings.json
+//     (hooks, statusLine and apiKeyHelper commands, env, enabledPlugins) and
+//     settings.local.json.
+//   - codex (CODEX_HOME or ~/.codex): config.toml (notify program, mcp_servers, profiles),
+//     hooks.json (hook commands) and rules/ (exec-policy rules that let commands run without
+//     asking).
+//   - gemini (GEMINI_CLI_HOME or home, then .gemini): settings.json (mcpServers, hooks,
+//     tool discovery and call commands), .env (loaded into its environment, which its tool
+//     shells inherit), extensions/ (each with MCP servers) and policies/.
+//   - opencode (XDG_CONFIG_HOME/opencode and ~/.config/opencode): opencode.json,
+//     opencode.jsonc, config.json and config (its config file names: mcp servers, formatter
+//     and LSP commands, plugins), package.json (the plugins' dependencies it installs),
+//     and the plugin/, plugins/, tool/ and tools/ directories, whose JavaScript it loads.
+//   - copilot (COPILOT_HOME or ~/.copilot): mcp-config.json.
+//
+// These are the files the user writes and the agent only reads; what the agent itself writes
+// while it runs (sessions, logs, credentials, Claude Code's .claude.json) is not among them.
+// The caller binds the existing ones read-only and watches the others (WatchCandidates'
+// extra), so that a sandboxed agent can neither change nor create them. Paths are absolute
+// and cleaned, returned whether or not they exist; nil without a home.
+func AgentConfigFiles(argv []string, home string, getenv func(string) string) []string {
+	if home == "" {
+		return nil
+	}
+	env := func(k string) string {
+		if getenv == nil {
+			return ""
+		}
+		if d := getenv(k); filepath.IsAbs(d) && filepath.Clean(d) != "/" {
+			return filepath.Clean(d)
+		}
+		return ""
+	}
+	dirOr := func(k string, def ...string) string {
+		if d := env(k); d != "" {
+			return d
+		}
+		return filepath.Join(append([]string{home}, def...)...)
+	}
+	var out []string
+	in := func(dir string, names ...string) {
+		for _, n := range names {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	words := strings.ToLower(strings.Join(argv, " "))
+	if strings.Contains(words, "claude") {
+		in(dirOr("CLAUDE_CONFIG_DIR", ".claude"), "settings.json", "settings.local.json")
+	}
+	if strings.Contains(words, "codex") {
+		in(dirOr("CODEX_HOME", ".codex"), "config.toml", "hooks.json", "rules")
+	}
+	if strings.Contains(words, "gemini") {
+		in(filepath.Join(dirOr("GEMINI_CLI_HOME"), ".gemini"), "settings.json", ".env", "extensions", "policies")
+	}
+	if strings.Contains(words, "opencode") {
+		dirs := []string{filepath.Join(home, ".config", "opencode")}
+		if d := env("XDG_CONFIG_HOME"); d != "" && filepath.Join(d, "opencode") != dirs[0] {
+			dirs = append(dirs, filepath.Join(d, "opencode"))
+		}
+		for _, d := range dirs {
+			in(d, "opencode.json", "opencode.jsonc", "config.json", "config", "package.json",
+				"plugin", "plugins", "tool", "tools")
+		}
+	}
+	if strings.Contains(words, "copilot") {
+		in(dirOr("COPILOT_HOME", ".copilot"), "mcp-config.json")
+	}
+	return out
+}
