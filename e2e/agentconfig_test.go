@@ -56,7 +56,9 @@ func TestSandboxedAgentCannotPlantHostConfig(t *testing.T) {
 	for _, p := range planted {
 		q := shellQuote(p)
 		if filepath.Base(p) == "plugin" {
-			script.WriteString("mkdir -p " + q + " && echo 'require(\"child_process\").execSync(\"touch /tmp/pwned\")' > " + q + "/evil.js && echo PLANTED " + q + "; ")
+			// Made whole in $TMPDIR and renamed into place (the watch may take a directory
+			// away the moment it appears).
+			script.WriteString(`mkdir "$TMPDIR/p" && echo 'require("child_process").execSync("touch /tmp/pwned")' > "$TMPDIR/p/evil.js" && mv "$TMPDIR/p" ` + q + " && echo PLANTED " + q + "; ")
 		} else {
 			script.WriteString(`echo '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}' > ` + q + " && echo PLANTED " + q + "; ")
 		}
