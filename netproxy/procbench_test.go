@@ -105,7 +105,8 @@ func TestProxyBench(t *testing.T) {
 				env = append(env, m.proxyEnv+"="+m.proxyAddr)
 				args = proxied
 			}
-			srv0, px0 := selfCPU(), px.cpu(t)
+			srv0, srvW0 := selfCPU(), selfWait()
+			px0, pxW0 := px.cpu(t)
 			cmd := exec.Command(curl, args...)
 			cmd.Env = env
 			var out, errb strings.Builder
@@ -117,12 +118,15 @@ func TestProxyBench(t *testing.T) {
 				t.Fatalf("%s (proxy %v): curl %v: %v, downloaded %q bytes: %s", m.name, viaProxy, args, err, out.String(), errb.String())
 			}
 			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-			return benchRun{
-				wall:   wall,
-				client: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
-				server: selfCPU() - srv0,
-				proxy:  px.cpu(t) - px0,
+			run := benchRun{
+				wall:       wall,
+				client:     time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
+				server:     selfCPU() - srv0,
+				serverWait: selfWait() - srvW0,
 			}
+			pxc, pxw := px.cpu(t)
+			run.proxy, run.proxyWait = pxc-px0, pxw-pxW0
+			return run
 		}
 		run(false) // warm-up: page cache, TLS session code paths, the proxy's first connection
 		run(true)
@@ -162,9 +166,11 @@ func holdForClients(t *testing.T, file, caFile, httpURL, httpsURL, proxyURL, soc
 	<-ctx.Done()
 }
 
-// benchRun is one download: its wall time and each party's CPU time (user+system).
+// benchRun is one download: its wall time, each party's CPU time (user+system), and how long
+// the server's and the proxy's threads waited in a run queue for a CPU (schedstat).
 type benchRun struct {
 	wall, client, server, proxy time.Duration
+	serverWait, proxyWait       time.Duration
 }
 
 func report(t *testing.T, name string, ds, ps []benchRun) {
@@ -185,6 +191,8 @@ func report(t *testing.T, name string, ds, ps []benchRun) {
 	cl := func(r benchRun) time.Duration { return r.client }
 	sv := func(r benchRun) time.Duration { return r.server }
 	pr := func(r benchRun) time.Duration { return r.proxy }
+	svw := func(r benchRun) time.Duration { return r.serverWait }
+	prw := func(r benchRun) time.Duration { return r.proxyWait }
 	sorted := slices.Clone(ratios)
 	slices.Sort(sorted)
 	var each []string
@@ -192,14 +200,15 @@ func report(t *testing.T, name string, ds, ps []benchRun) {
 		each = append(each, fmt.Sprintf("%.2f", r))
 	}
 	mb := float64(downloadSize) / (1 << 20)
+	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	t.Logf("%s, %d pairs:\n"+
-		"  direct:  median %.0f MB/s; CPU per download: curl %v, server %v\n"+
-		"  proxied: median %.0f MB/s; CPU per download: curl %v, server %v, proxy %v (%.2f ms per MiB)\n"+
+		"  direct:  median %.0f MB/s; CPU per download: curl %v, server %v; waiting for a CPU: server %v\n"+
+		"  proxied: median %.0f MB/s; CPU per download: curl %v, server %v, proxy %v (%.2f ms per MiB); waiting for a CPU: server %v, proxy %v\n"+
 		"  proxied/direct throughput per pair: %s; median %.2f×",
 		name, len(ds),
-		mbps(med(ds, wall)), med(ds, cl).Round(time.Millisecond), med(ds, sv).Round(time.Millisecond),
-		mbps(med(ps, wall)), med(ps, cl).Round(time.Millisecond), med(ps, sv).Round(time.Millisecond),
-		med(ps, pr).Round(time.Millisecond), float64(med(ps, pr).Microseconds())/1000/mb,
+		mbps(med(ds, wall)), ms(med(ds, cl)), ms(med(ds, sv)), ms(med(ds, svw)),
+		mbps(med(ps, wall)), ms(med(ps, cl)), ms(med(ps, sv)),
+		ms(med(ps, pr)), float64(med(ps, pr).Microseconds())/1000/mb, ms(med(ps, svw)), ms(med(ps, prw)),
 		strings.Join(each, " "), sorted[len(sorted)/2])
 }
 
@@ -242,6 +251,25 @@ func cleanProxyEnv() []string {
 	return env
 }
 
+// selfWait is how long this process's threads have waited in a run queue for a CPU so far:
+// the sum of the second field of /proc/self/task/*/schedstat (0 where the kernel has no
+// schedstats).
+func selfWait() time.Duration {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var sum int64
+	for _, e := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + e.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			sum += n
+		}
+	}
+	return time.Duration(sum)
+}
+
 // selfCPU is this process's CPU time so far (user+system).
 func selfCPU() time.Duration {
 	var ru syscall.Rusage
@@ -282,7 +310,7 @@ func init() {
 	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
-		fmt.Println(int64(selfCPU()))
+		fmt.Println(int64(selfCPU()), int64(selfWait()))
 	}
 	p.Close()
 	os.Exit(0)
@@ -314,17 +342,17 @@ func startBenchProxy(t *testing.T) *benchProxyProc {
 	return p
 }
 
-// cpu is the proxy process's CPU time so far.
-func (p *benchProxyProc) cpu(t *testing.T) time.Duration {
+// cpu is the proxy process's CPU time so far, and its threads' run-queue wait (selfWait).
+func (p *benchProxyProc) cpu(t *testing.T) (cpu, wait time.Duration) {
 	if _, err := io.WriteString(p.in, "cpu\n"); err != nil {
 		t.Fatal(err)
 	}
 	if !p.out.Scan() {
 		t.Fatal("the proxy process stopped answering")
 	}
-	n, err := strconv.ParseInt(p.out.Text(), 10, 64)
-	if err != nil {
+	var c, w int64
+	if _, err := fmt.Sscan(p.out.Text(), &c, &w); err != nil {
 		t.Fatalf("the proxy process answered %q", p.out.Text())
 	}
-	return time.Duration(n)
+	return time.Duration(c), time.Duration(w)
 }
