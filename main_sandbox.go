@@ -325,5 +325,7 @@ func (s *sessionSandbox) agentSpec(cfg *config.Config, agent []string, getenv fu
 		a.Write = append(a.Write, p)
 	}
 	protectAgentConfig(&a, agent, getenv)
+	// The agent's own credentials (its API token or login) are masked for commands, not for it.
+	a.Mask = sandbox.UnmaskFor(a.Mask, append(sandbox.AgentOwnSecrets(agent, getenv("HOME")), a.Write...))
 	return &a
 }

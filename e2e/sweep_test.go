@@ -197,3 +197,33 @@ func TestSandboxKill9PlantedConfigSweptAtNextStart(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxSecretStoresUnreadableE2E: the review's reproduction through the real binary: a
+// sandboxed `cat` of git's stored credentials, .netrc, Docker's config.json, a kubeconfig and
+// an agent's credentials in the session's HOME (default config, --approve deny: cat is
+// allowed) prints none of them.
+func TestSandboxSecretStoresUnreadableE2E(t *testing.T) {
+	e := newEnv(t)
+	files := []string{".git-credentials", ".netrc", ".docker/config.json", ".kube/config", ".codex/auth.json"}
+	var paths []string
+	for _, f := range files {
+		p := filepath.Join(e.home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("FAKE-SECRET "+f+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	r := e.run("--headless", "--approve", "deny", "--cwd", e.project, "--prompt", "term cat "+strings.Join(paths, " ")+"; echo cat-done", "--", scriptAgent(t))
+	if !strings.Contains(r.stdout, "cat-done") {
+		t.Fatalf("the command did not run (exit %d):\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "FAKE-SECRET") {
+		t.Errorf("a secret was read:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "cat: "+paths[3]+": No such file or directory") {
+		t.Errorf("the kubeconfig in the masked ~/.kube was not absent:\n%s", r.stdout)
+	}
+}

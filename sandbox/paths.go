@@ -12,9 +12,64 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// SecretDirs are the built-in masked paths below $HOME: credentials no sandboxed process
-// may read (README: security model).
-var SecretDirs = []string{".ssh", ".aws", ".gnupg", ".config/gh"}
+// SecretDirs are the built-in masked paths below $HOME (directories and files): credentials
+// no sandboxed command may read (README: security model). SSH, AWS, GnuPG and the GitHub CLI;
+// git's and curl's stored passwords (.git-credentials, .netrc); the Docker, Kubernetes,
+// Google Cloud, Azure, 1Password, pass and GNOME keyring stores; the registry tokens of
+// cargo, PyPI (.pypirc: read only by upload tools, pip does not), RubyGems and Terraform, a
+// Vault token; ~/.npmrc only when it holds credentials (see npmrcHoldsCredentials: its
+// registry and proxy settings are what npm needs in the sandbox); and the agents' own
+// credentials (AgentSecrets), which only the agent they belong to gets (see UnmaskFor).
+var SecretDirs = append([]string{
+	".ssh", ".aws", ".gnupg", ".config/gh",
+	".git-credentials", ".netrc", ".docker/config.json", ".kube", ".config/gcloud", ".azure",
+	".password-store", ".local/share/keyrings", ".config/op", ".cargo/credentials",
+	".cargo/credentials.toml", ".pypirc", ".npmrc", ".gem/credentials",
+	".terraform.d/credentials.tfrc.json", ".vault-token",
+}, AgentSecrets...)
+
+// AgentSecrets are the agents' credential files and token stores below $HOME (see
+// agentSecrets). They are masked for commands; a sandboxed agent gets its own (AgentOwnSecrets).
+var AgentSecrets = func() []string {
+	var out []string
+	for _, a := range agentSecrets {
+		out = append(out, a.paths...)
+	}
+	return out
+}()
+
+// agentSecrets are each agent's credentials, by a word of its command: Claude Code's
+// .claude/.credentials.json, Codex's .codex/auth.json, Gemini CLI's OAuth tokens, opencode's
+// auth.json and MCP tokens, Copilot CLI's config.json (its token when no keyring is found),
+// MCP OAuth tokens and the Copilot token store .config/github-copilot.
+var agentSecrets = []struct {
+	agent string
+	paths []string
+}{
+	{"claude", []string{".claude/.credentials.json"}},
+	{"codex", []string{".codex/auth.json"}},
+	{"gemini", []string{".gemini/oauth_creds.json", ".gemini/mcp-oauth-tokens.json"}},
+	{"opencode", []string{".local/share/opencode/auth.json", ".local/share/opencode/mcp-auth.json"}},
+	{"copilot", []string{".copilot/config.json", ".copilot/mcp-oauth-config", ".config/github-copilot"}},
+}
+
+// AgentOwnSecrets returns the credentials below home of the agent argv starts (chosen by the
+// program's name, as AgentStateDirs does), which its sandbox does not mask.
+func AgentOwnSecrets(argv []string, home string) []string {
+	if home == "" {
+		return nil
+	}
+	words := strings.ToLower(strings.Join(argv, " "))
+	var out []string
+	for _, a := range agentSecrets {
+		if strings.Contains(words, a.agent) {
+			for _, p := range a.paths {
+				out = append(out, filepath.Join(home, p))
+			}
+		}
+	}
+	return out
+}
 
 // RCFiles are the shell and tool start-up files below $HOME that are bound read-only, so
 // a sandboxed process cannot plant code the user's next shell runs.
@@ -55,7 +110,8 @@ var projectFileDirs, projectFileNames = func() (map[string]bool, map[string]bool
 // walkLimit bounds the entries ProtectedPaths and MaskPaths visit per root.
 const walkLimit = 50000
 
-// SecretPaths returns the built-in masked paths for home (those that exist).
+// SecretPaths returns the built-in masked paths for home (SecretDirs, those that exist; ~/.npmrc
+// only when it holds credentials).
 func SecretPaths(home string) []string {
 	var out []string
 	if home == "" {
@@ -63,8 +119,52 @@ func SecretPaths(home string) []string {
 	}
 	for _, d := range SecretDirs {
 		p := filepath.Join(home, d)
-		if _, err := os.Lstat(p); err == nil {
-			out = append(out, p)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if d == ".npmrc" && !npmrcHoldsCredentials(p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// npmrcHoldsCredentials reports whether an npm config file sets an authentication key
+// (_auth, _authToken, _password, username, certfile, keyfile; bare or scoped to a registry
+// as "//host/:_authToken"), or cannot be read (masked then, fail-closed). A file with
+// registry, proxy and cache settings only is left readable: npm in the sandbox needs them.
+func npmrcHoldsCredentials(p string) bool {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return true
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		k, _, _ := strings.Cut(line, "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if i := strings.LastIndex(k, ":"); i >= 0 {
+			k = k[i+1:]
+		}
+		switch k {
+		case "_auth", "_authtoken", "_password", "username", "certfile", "keyfile":
+			return true
+		}
+	}
+	return false
+}
+
+// UnmaskFor returns mask without the paths at or below one of own: for a sandboxed agent, its
+// own credentials (AgentOwnSecrets), which it needs to reach its model, and what lies in its
+// writable paths (its state directories, agent_write).
+func UnmaskFor(mask, own []string) []string {
+	var out []string
+	for _, m := range mask {
+		if !slices.ContainsFunc(own, func(w string) bool { return within(m, w) }) {
+			out = append(out, m)
 		}
 	}
 	return out

@@ -2,13 +2,15 @@ package sandbox
 
 import (
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestReadmeListsProtectedNames: the README's security model names every built-in project
-// file protected in the roots (ProjectFiles) and every masked secret directory (SecretDirs),
-// so that what it promises is what the code protects.
+// file protected in the roots (ProjectFiles) and every masked secret path (SecretDirs), and
+// its list of secret stores names no other, so that what it promises is what the code protects.
 func TestReadmeListsProtectedNames(t *testing.T) {
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -31,6 +33,20 @@ func TestReadmeListsProtectedNames(t *testing.T) {
 	for _, d := range SecretDirs {
 		if !strings.Contains(s, "`~/"+d+"`") {
 			t.Errorf("the security model does not name `~/%s` (SecretDirs)", d)
+		}
+	}
+	// And its list of secret stores names nothing the code does not mask.
+	i = strings.Index(s, "\n- The secret stores a sandboxed command cannot read")
+	if i < 0 {
+		t.Fatal("the security model has no list of the secret stores")
+	}
+	list := s[i+1:]
+	if j := strings.Index(list, "\n- "); j >= 0 {
+		list = list[:j]
+	}
+	for _, m := range regexp.MustCompile("`~/([^`]+)`").FindAllStringSubmatch(list, -1) {
+		if !slices.Contains(SecretDirs, m[1]) {
+			t.Errorf("the security model lists `~/%s` as masked, but SecretDirs does not hold it", m[1])
 		}
 	}
 }
