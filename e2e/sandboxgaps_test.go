@@ -270,3 +270,32 @@ func TestSandboxCreatedConfigWorktreeGoneWhileRunning(t *testing.T) {
 		t.Errorf("the notice came after the command's end:\n%s", all)
 	}
 }
+
+// TestSandboxedAgentCreatedFileGoneWhileRunning: a sandboxed agent's own process creates
+// .git/config.worktree; the agent's next prompt, in the same session, waits (at most 5 s) for
+// it to be gone and finds it gone: it was moved into the quarantine while the agent still
+// runs, and acpterm said so then, once.
+func TestSandboxedAgentCreatedFileGoneWhileRunning(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask") + "[sandbox]\nmode = \"required\"\n")
+	git := exec.Command("git", "-C", e.project, "init", "-q")
+	git.Env = e.vars()
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	r := e.run("--headless", "--sandbox-agent", "--approve", "allow", "--cwd", e.project,
+		"--prompt", "self printf '[core]\\n\\tfsmonitor = evil\\n' > .git/config.worktree",
+		"--prompt", "self i=0; while test -e .git/config.worktree && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; test ! -e .git/config.worktree",
+		"--", scriptAgent(t))
+	worktree := filepath.Join(e.project, ".git", "config.worktree")
+	notice := "sandbox: removed " + worktree + ", created by the sandboxed command (moved to " + filepath.Join(e.stateD, "acpterm", "quarantine") + "/"
+	if strings.Count(r.stdout, "self exit 0") != 2 || strings.Count(r.stdout, notice) != 1 {
+		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Index(r.stdout, notice) > strings.LastIndex(r.stdout, "self exit 0") {
+		t.Errorf("the notice came only after the agent's second command:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, notice) || !strings.Contains(r.stdout, ") (by the sandboxed agent)") {
+		t.Errorf("the notice does not say the agent made it:\n%s", r.stdout)
+	}
+}
