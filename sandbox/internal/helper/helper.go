@@ -19,8 +19,9 @@ import (
 )
 
 // init runs the helper or the guard, and exits, when the process was started as one (the
-// first argument is Arg or GuardArg); otherwise it does nothing. It runs before any package
-// that imports this one is initialised (see the package doc). The main goroutine is locked to
+// first argument is Arg or GuardArg); otherwise it does nothing. Go runs it before the
+// program's heavy packages are initialised, so they never are in the helper (see the package
+// doc). The main goroutine is locked to
 // the process's first thread and never unlocked: no_new_privs, the Landlock domain and the
 // canaries that confirm them are per-thread, and the command is forked from this same thread
 // (see confineThread).
