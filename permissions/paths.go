@@ -299,6 +299,11 @@ func isProtected(v fsView, real string, getenv func(string) string, own []policy
 			return true, bareRepoReason
 		}
 	}
+	for _, f := range hostRunFiles {
+		if strings.HasSuffix(real, string(filepath.Separator)+f) {
+			return true, f + " is run by a tool on your machine when you open or enter its directory (direnv, Mercurial, VS Code, JetBrains, Vim, mise)"
+		}
+	}
 	if ok, why := onPath(v, real, getenv); ok {
 		return true, why
 	}
@@ -385,3 +390,15 @@ func (v fsView) variants(p string) []string {
 }
 
 var variantCache sync.Map // clean path → []string
+
+// hostRunFiles are the project files a tool on the host runs code from when the user merely
+// opens or enters their directory (the sandbox binds the same list read-only): protected
+// wherever they are, so neither fs/write_text_file nor a command's write target plants one.
+var hostRunFiles = []string{
+	".envrc", ".hg/hgrc", ".vscode/tasks.json", ".vscode/settings.json", ".idea/workspace.xml",
+	".exrc", ".nvimrc", ".nvim.lua", "mise.toml", ".mise.toml",
+}
+
+// HostRunFiles returns (a copy of) the project files a host tool runs when their directory is
+// opened or entered, which every write check refuses.
+func HostRunFiles() []string { return slices.Clone(hostRunFiles) }
