@@ -183,3 +183,61 @@ echo planted`)
 		t.Errorf("the existing submodule git directory was touched: %v", err)
 	}
 }
+
+// TestSandboxPlantedSubmoduleMovedWhileRunning: with the Watch's Live inotify watch on, the
+// planted submodule git directory is moved into the quarantine while the command still runs
+// (the command itself sees it gone), reported at once and by Sweep (Live set), the message
+// naming where git would have run it.
+func TestSandboxPlantedSubmoduleMovedWhileRunning(t *testing.T) {
+	w := newGitWorld(t)
+	pr := ProtectedPaths([]string{w.root}, w.home)
+	spec := &Spec{Mode: ModeRequired, Roots: []string{w.root}, TempDir: t.TempDir(), Network: NetworkOff, Seccomp: true,
+		ReadOnly: pr.ReadOnly, Pin: pr.Pin}
+	watch := NewWatch(WatchCandidates(spec, w.home, nil), spec.Roots)
+	reported := make(chan Swept, 8)
+	stop, err := watch.Live(w.quarantine, func(s Swept) { reported <- s })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The git directory is made beside modules/ and renamed into place whole (so that its
+	// early move cannot break the plant halfway); then the command waits (at most 10 s)
+	// until it is gone.
+	line := `set -e
+m=.git/staging; mkdir -p "$m/objects" "$m/refs/heads" foo
+echo 'ref: refs/heads/main' > "$m/HEAD"
+printf '[core]\n\tworktree = ../../../foo\n\tfsmonitor = "echo HOST-FSMONITOR-RAN > $MARKER; false"\n' > "$m/config"
+mkdir -p .git/modules && mv "$m" .git/modules/foo
+echo 'gitdir: ../.git/modules/foo' > foo/.git
+git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),foo
+printf '[submodule "foo"]\n\tpath = foo\n\turl = ./foo\n' > .gitmodules
+for i in $(seq 200); do [ -e .git/modules/foo ] || { echo moved-while-running; exit 0; }; sleep 0.05; done; echo still-there`
+	cmd := exec.Command("/bin/bash", "-c", line)
+	cmd.Dir, cmd.Env = w.root, w.env()
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if _, err := Start(spec, cmd); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	stop()
+	if !strings.Contains(out.String(), "moved-while-running") {
+		t.Fatalf("the planted git directory was not moved while the command ran:\n%s", out.String())
+	}
+	mod := filepath.Join(w.root, ".git", "modules", "foo")
+	want := sweptRE(mod, w.quarantine, ": git status in "+w.root+" would run its config: submodule foo")
+	select {
+	case s := <-reported:
+		if !regexp.MustCompile("^"+want+"$").MatchString(s.Message) || !s.Live {
+			t.Errorf("reported %+v\nwant %s", s, want)
+		}
+	default:
+		t.Error("nothing was reported while the command ran")
+	}
+	found := watch.Sweep(w.quarantine)
+	checkSwept(t, found, want,
+		sweptRE(filepath.Join(w.root, "foo", ".git"), w.quarantine, ": git in "+filepath.Join(w.root, "foo")+" would use the git directory it names (../.git/modules/foo) and run its config"))
+	w.git(t, "status")
+	if _, err := os.Lstat(filepath.Join(w.outside, "PWNED_submodule")); !os.IsNotExist(err) {
+		t.Errorf("the planted fsmonitor ran on the host at git status (%v)", err)
+	}
+}

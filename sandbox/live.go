@@ -38,7 +38,7 @@ const liveMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_ONLYDIR | unix.IN_D
 // Errors (the sweep is then the only protection): inotify unavailable (inotify_init1), or no
 // watch could be placed (ENOSPC: fs.inotify.max_user_watches reached).
 func (g *Watch) Live(quarantine string, found func(Swept)) (stop func(), err error) {
-	if len(g.st.Absent) == 0 {
+	if len(g.st.Absent) == 0 && len(g.st.Repos) == 0 {
 		return func() {}, nil
 	}
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
@@ -57,7 +57,9 @@ func (g *Watch) Live(quarantine string, found func(Swept)) (stop func(), err err
 			l.relevant[d] = true
 		}
 	}
-	if err := l.rescan(); err != nil && len(l.dirs) == 0 {
+	err = l.rescan()
+	l.gitRescan()
+	if err != nil && len(l.dirs) == 0 {
 		unix.Close(fd)
 		unix.Close(wake[0])
 		unix.Close(wake[1])
@@ -89,6 +91,8 @@ type liveWatch struct {
 	dirs       map[int]string  // watch descriptor → directory
 	watched    map[string]int  // directory → watch descriptor
 	relevant   map[string]bool // the absent paths and every directory on their way
+	gitAll     map[string]bool // directories where a new name may be a git directory (livegit.go)
+	gitDirs    map[string]bool // git directories where a new modules/ or worktrees/ matters
 	moved      int             // paths found so far
 }
 
@@ -118,7 +122,7 @@ func (l *liveWatch) run(wake int) {
 			}
 			return
 		}
-		again := false
+		again, gitAgain := false, false
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
 			name := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
@@ -141,10 +145,16 @@ func (l *liveWatch) run(wake int) {
 				if d, ok := l.dirs[int(ev.Wd)]; ok && l.relevant[filepath.Join(d, string(name))] {
 					again = true
 				}
+				if d, ok := l.dirs[int(ev.Wd)]; ok && l.gitRelevant(d, string(name)) {
+					gitAgain = true
+				}
 			}
 		}
 		if again {
 			_ = l.rescan()
+		}
+		if again || gitAgain {
+			l.gitRescan()
 		}
 	}
 }
