@@ -378,6 +378,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		// the stdio bridge cannot connect either): it is served on the agent's proxy listener.
 		s.mcp.inSandbox = true
 	}
+	agentEnv = agentCacheEnv(agentSpec, agentEnv, getenv)
 	clientOptions := acpclient.Options{
 		Command: agent, Cwd: cwd, Config: cfg, Engine: engine, Terminals: s.mgr,
 		Log: logger, Env: agentEnv, Mode: cfg.Agent.Mode, Trace: trace, ExtraMcpServers: s.mcp.serversFunc(),

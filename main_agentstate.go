@@ -35,3 +35,20 @@ func agentWatchExtra(agent []string, getenv func(string) string) []string {
 	}
 	return extra
 }
+
+// agentCacheEnv is the sandboxed agent's environment (env; nil: acpterm's own) with its
+// caches in its own cache directory (sandbox.AgentCacheEnv), which spec, the agent's spec,
+// lets it write; env unchanged when the agent is not sandboxed or there is no home.
+func agentCacheEnv(spec *sandbox.Spec, env []string, getenv func(string) string) []string {
+	if spec == nil {
+		return env
+	}
+	dir := sandbox.AgentCacheDir(getenv("HOME"), getenv)
+	if dir == "" {
+		return env
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	return sandbox.AgentCacheEnv(env, dir)
+}

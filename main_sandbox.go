@@ -313,7 +313,11 @@ func (s *sessionSandbox) agentSpec(cfg *config.Config, agent []string, getenv fu
 		a.Network = sandbox.NetworkProxy // the agent's model API and the rest through the proxy
 	}
 	a.Write = nil
-	for _, p := range append(sandbox.AgentStateDirs(agent, getenv("HOME"), getenv), cfg.Sandbox.AgentWrite...) {
+	dirs := sandbox.AgentStateDirs(agent, getenv("HOME"), getenv)
+	if c := sandbox.AgentCacheDir(getenv("HOME"), getenv); c != "" {
+		dirs = append(dirs, c) // see agentCacheEnv
+	}
+	for _, p := range append(dirs, cfg.Sandbox.AgentWrite...) {
 		// A missing directory is made (Landlock grants only what exists); a missing file
 		// (a name with an extension, "~/.claude.json") is not. A dot-name (".gemini") is a
 		// directory.

@@ -116,3 +116,59 @@ func TestSandboxedAgentCannotPlantHostConfig(t *testing.T) {
 		t.Logf("output:\n%s\nlog:\n%s", r.stdout, log)
 	}
 }
+
+// TestSandboxedAgentGetsPrivateCaches: a sandboxed agent's caches are its own
+// ($XDG_CACHE_HOME/acpterm/agent-cache), not the user's, which programs outside the sandbox
+// run code from (the npx cache behind `npx -y …`, Go's build cache): the agent's process sees
+// XDG_CACHE_HOME, npm_config_cache and GOCACHE there (npm and go agree), writes there, and
+// cannot write the user's ~/.npm/_npx, ~/.cache/go-build or $XDG_CACHE_HOME, even with the
+// user's own npm_config_cache and GOCACHE pointing at them.
+func TestSandboxedAgentGetsPrivateCaches(t *testing.T) {
+	e := newEnv(t)
+	e.writeConfig(demoConfig("ask") + "[sandbox]\nmode = \"required\"\nnetwork = \"off\"\n")
+	userCache := filepath.Join(e.root, "cache") // $XDG_CACHE_HOME
+	npx := filepath.Join(e.home, ".npm", "_npx", "0a1b", "node_modules", "x")
+	gocache := filepath.Join(userCache, "go-build", "00")
+	for _, d := range []string{npx, gocache} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.extraEnv = append(e.extraEnv, "npm_config_cache="+filepath.Join(e.home, ".npm"), "GOCACHE="+filepath.Join(userCache, "go-build"))
+	private := filepath.Join(userCache, "acpterm", "agent-cache")
+	script := `echo "ENV $XDG_CACHE_HOME $npm_config_cache $GOCACHE"; echo "NPM $(npm config get cache)"; echo "GO $(go env GOCACHE)"; ` +
+		"echo evil > " + shellQuote(filepath.Join(npx, "index.js")) + " && echo WROTE npx; " +
+		"echo evil > " + shellQuote(filepath.Join(gocache, "planted-d")) + " && echo WROTE gocache; " +
+		"echo evil > " + shellQuote(filepath.Join(userCache, "planted")) + " && echo WROTE cache; " +
+		`mkdir -p "$npm_config_cache/_npx" && echo ok > "$npm_config_cache/_npx/own" && echo PRIVATE ok`
+	r := e.run("--headless", "--sandbox-agent", "--approve", "allow", "--cwd", e.project, "--prompt", "self "+script, "--", scriptAgent(t))
+	log := e.logText(t)
+	if !strings.Contains(r.stdout, "self exit 0") {
+		t.Fatalf("the agent's own command did not run (exit %d):\n%s\n%s\n%s", r.code, r.stdout, r.stderr, log)
+	}
+	want := []string{
+		`line="ENV ` + private + " " + filepath.Join(private, "npm") + " " + filepath.Join(private, "go-build") + `"`,
+		`line="NPM ` + filepath.Join(private, "npm") + `"`,
+		`line="GO ` + filepath.Join(private, "go-build") + `"`,
+		`line="PRIVATE ok"`,
+	}
+	for _, w := range want {
+		if !strings.Contains(log, w) {
+			t.Errorf("the log lacks %s", w)
+		}
+	}
+	if strings.Contains(log, `line="WROTE`) {
+		t.Errorf("the sandboxed agent wrote a cache of the user's")
+	}
+	for _, p := range []string{filepath.Join(npx, "index.js"), filepath.Join(gocache, "planted-d"), filepath.Join(userCache, "planted")} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s exists (%v)", p, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(private, "npm", "_npx", "own")); err != nil || string(b) != "ok\n" {
+		t.Errorf("the agent's own cache: %q %v", b, err)
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s\nlog:\n%s", r.stdout, log)
+	}
+}

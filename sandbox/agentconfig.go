@@ -79,3 +79,43 @@ func AgentConfigFiles(argv []string, home string, getenv func(string) string) []
 	}
 	return out
 }
+
+// AgentCacheDir is the cache directory a sandboxed agent gets instead of the user's:
+// $XDG_CACHE_HOME/acpterm/agent-cache (~/.cache/acpterm/agent-cache without XDG_CACHE_HOME).
+// What is cached there (npx's packages, Go's build cache, pip's wheels …) is used only by
+// sandboxed agents, never by a program outside the sandbox, so what a sandboxed agent plants
+// in it stays inside the sandbox. It persists across sessions, so that an agent started by
+// npx downloads its packages once, not at every start. "" without a home.
+func AgentCacheDir(home string, getenv func(string) string) string {
+	base := ""
+	if getenv != nil {
+		if d := getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) && filepath.Clean(d) != "/" {
+			base = filepath.Clean(d)
+		}
+	}
+	if base == "" {
+		if home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "acpterm", "agent-cache")
+}
+
+// AgentCacheEnv returns env ("K=V" entries) with the caches pointed into dir (see
+// AgentCacheDir): XDG_CACHE_HOME=dir (the XDG cache of every tool that follows it),
+// npm_config_cache=dir/npm (npm and npx: npm reads its config variables case-insensitively,
+// so an upper-case NPM_CONFIG_CACHE is dropped), GOCACHE=dir/go-build, each replacing what env
+// had: a cache the user pointed elsewhere is still one that programs outside the sandbox use.
+func AgentCacheEnv(env []string, dir string) []string {
+	set := []string{"XDG_CACHE_HOME=" + dir, "npm_config_cache=" + filepath.Join(dir, "npm"), "GOCACHE=" + filepath.Join(dir, "go-build")}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "XDG_CACHE_HOME" || name == "GOCACHE" || strings.EqualFold(name, "npm_config_cache") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, set...)
+}

@@ -424,20 +424,21 @@ func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[{\\") }
 // AgentStateDirs returns the state directories below home an agent needs to write
 // (its sessions, credentials cache, logs), chosen by the agent program's name in argv
 // (claude-agent-acp → ~/.claude and ~/.claude.json; codex → ~/.codex; gemini → ~/.gemini;
-// opencode → ~/.local/share/opencode, ~/.local/state/opencode, ~/.config/opencode,
-// ~/.cache/opencode and the same below XDG_DATA_HOME, XDG_STATE_HOME, XDG_CONFIG_HOME; copilot →
-// ~/.copilot), plus ~/.npm and ~/.cache, which node-based agents write while starting, and
-// the directories named by CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME and
-// XDG_CACHE_HOME when getenv has them. Paths are returned whether or not they exist (the
-// caller creates the directories it wants).
+// opencode → ~/.local/share/opencode, ~/.local/state/opencode, ~/.config/opencode and the
+// same below XDG_DATA_HOME, XDG_STATE_HOME, XDG_CONFIG_HOME; copilot → ~/.copilot), and the
+// directories named by CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME and COPILOT_HOME when
+// getenv has them. No cache is among them: the user's ~/.npm and ~/.cache hold code programs
+// run outside the sandbox (npx's packages, build caches), so a sandboxed agent gets a cache
+// directory of its own instead (AgentCacheDir). Paths are returned whether or not they exist
+// (the caller creates the directories it wants).
 func AgentStateDirs(argv []string, home string, getenv func(string) string) []string {
 	if home == "" {
 		return nil
 	}
 	j := func(p ...string) string { return filepath.Join(append([]string{home}, p...)...) }
-	out := []string{j(".npm"), j(".cache")}
+	var out []string
 	if getenv != nil {
-		for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME", "XDG_CACHE_HOME"} {
+		for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME"} {
 			if d := getenv(v); filepath.IsAbs(d) && filepath.Clean(d) != "/" {
 				out = append(out, filepath.Clean(d))
 			}
@@ -454,7 +455,7 @@ func AgentStateDirs(argv []string, home string, getenv func(string) string) []st
 		out = append(out, j(".gemini"))
 	}
 	if strings.Contains(words, "opencode") {
-		out = append(out, j(".local", "share", "opencode"), j(".local", "state", "opencode"), j(".config", "opencode"), j(".cache", "opencode"))
+		out = append(out, j(".local", "share", "opencode"), j(".local", "state", "opencode"), j(".config", "opencode"))
 		if getenv != nil {
 			for _, v := range []string{"XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"} {
 				if d := getenv(v); filepath.IsAbs(d) {
