@@ -170,7 +170,7 @@ func TestUnsandboxedAgentEscapesSucceed(t *testing.T) {
 	w := sandboxtest.New(t)
 	writeWorldConfig(t, w, "[policy]\nroots = ["+fmt.Sprintf("%q", w.Home)+"]\n[sandbox]\nmode = \"off\"\n")
 	r := runAgentEscapes(t, w)
-	for _, k := range []string{"outside", "hook", "gitconfig", "rc", "state", "audit", "config", "secret", "tcp", "signal", "uring", "fd", "rootwrite"} {
+	for _, k := range []string{"outside", "hook", "gitconfig", "rc", "state", "audit", "config", "secret", "tcp", "signal", "uring", "fd", "chmod", "rootwrite"} {
 		if r.self[k] != "ok" {
 			t.Errorf("agent: %s without the sandbox: %s, want ok", k, r.self[k])
 		}

@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	if victim := os.Getenv("SBX_PTS_VICTIM"); victim != "" {
 		os.Exit(ptsAttempt(victim))
 	}
+	if files := os.Getenv("SBX_META_FILES"); files != "" {
+		os.Exit(metaAttempt(files))
+	}
 	os.Exit(m.Run())
 }
 

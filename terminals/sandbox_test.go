@@ -64,7 +64,7 @@ func TestUnsandboxedEscapesSucceed(t *testing.T) {
 	term := h.start(t, StartOptions{ShellLine: sandboxtest.Script, Dir: w.Root, Env: w.Env()})
 	waitExit(t, term)
 	res, _ := sandboxtest.Results(term.Output().Text)
-	for _, k := range []string{"outside", "hook", "gitconfig", "rc", "state", "audit", "config", "secret", "tcp", "tiocsti", "signal", "uring", "fd"} {
+	for _, k := range []string{"outside", "hook", "gitconfig", "rc", "state", "audit", "config", "secret", "tcp", "tiocsti", "signal", "uring", "fd", "chmod"} {
 		if res[k] != "ok" {
 			t.Errorf("%s without the sandbox: %s, want ok", k, res[k])
 		}

@@ -130,6 +130,7 @@ const Script = `: "${HOME:?}" "${ROOT:?}" "${OUT:?}" "${STATE:?}" "${CFG:?}" "${
 export HOME ROOT OUT STATE CFG PORT APID FD
 try() { n=$1; shift; if "$@" >/dev/null 2>>"${TRYLOG:-/dev/null}"; then printf '\nR %s ok\n' $n; else printf '\nR %s fail\n' $n; fi; }
 try outside sh -c 'echo x > "$OUT/evil"'
+try chmod chmod 700 "$OUT"
 try hook sh -c 'echo "#!/bin/sh" > "$ROOT/.git/hooks/pre-commit"'
 try gitconfig sh -c 'echo "[core] fsmonitor = evil" >> "$ROOT/.git/config"'
 try gitrename mv "$ROOT/.git" "$ROOT/.git-old"
@@ -156,7 +157,7 @@ echo END`
 // whatever the sandbox does, and the seccomp layer's own canary covers it.
 func Want(network sandbox.Network) map[string]string {
 	w := map[string]string{
-		"outside": "fail", "hook": "fail", "gitconfig": "fail", "gitrename": "fail", "gitremove": "fail",
+		"outside": "fail", "chmod": "fail", "hook": "fail", "gitconfig": "fail", "gitrename": "fail", "gitremove": "fail",
 		"rc": "fail", "project": "fail", "state": "fail", "statenew": "fail", "audit": "fail", "config": "fail", "secret": "fail",
 		"tcp": "fail", "tiocsti": "fail", "signal": "fail", "uring": "fail", "fd": "fail",
 		"rootwrite": "ok", "tmpwrite": "ok", "commit": "ok",

@@ -45,6 +45,8 @@ type helper struct {
 	status *os.File
 	rep    Report
 	tid    int // the thread the layers are applied on and the command is forked from
+	// privateShm is true once /dev/shm is a tmpfs of the namespace's own (setupMounts).
+	privateShm bool
 
 	sigs     chan os.Signal // notified of supervisedSignals once notified is closed
 	notified chan struct{}

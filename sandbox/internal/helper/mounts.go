@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
 // setupMounts prepares the helper's mount namespace: nothing propagates back, a fresh
 // /proc for the new PID namespace, a private /dev/shm, a /dev/pts holding only the
-// terminal's own pty (privatePts), the protected paths read-only and the masked paths hidden.
+// terminal's own pty (privatePts), every mount read-only but the writable places
+// (readOnlyOutside), the protected paths read-only and the masked paths hidden.
 func (h *helper) setupMounts() error {
 	spec := &h.req.Spec
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
@@ -27,10 +31,15 @@ func (h *helper) setupMounts() error {
 		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
 			return fmt.Errorf("private /dev/shm: %v", err)
 		}
+		h.privateShm = true
 	}
 	if err := privatePts(spec.TTY); err != nil {
 		return fmt.Errorf("private /dev/pts: %v", err)
 	}
+	// Read-only outside the writable paths before the binds below, so that those inside a
+	// root (pinned git dirs writable, protected paths read-only) keep their own flags. A
+	// failure is reported once the rest is in place: the protected paths still are.
+	roErr := h.readOnlyOutside()
 	for _, p := range spec.Pin {
 		if _, err := os.Stat(p); err != nil {
 			continue
@@ -61,7 +70,109 @@ func (h *helper) setupMounts() error {
 			return fmt.Errorf("masking %s: %v", p, err)
 		}
 	}
+	if roErr != nil {
+		return fmt.Errorf("read-only outside the writable paths: %v", roErr)
+	}
 	return nil
+}
+
+// writablePlaces are the paths that stay writable mounts: the roots, the temp dir, the
+// spec's Write paths (an agent's state dirs) that exist, and the Landlock canary file (so
+// that its canary sees Landlock's EACCES, not EROFS; it is an empty file of acpterm's).
+func (h *helper) writablePlaces() []string {
+	spec := &h.req.Spec
+	var out []string
+	for _, p := range existing(append(append(append([]string(nil), spec.Roots...), spec.TempDir), append(spec.Write, h.req.Canary)...)) {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// readOnlyOutside makes every mount of the namespace read-only except the writablePlaces
+// and the private /dev/shm: Landlock does not govern chmod, chown, utimes, setxattr or
+// the setuid bit, and a command running as root (its user namespace maps every uid) could
+// otherwise change them on any file of the host. Each writable place is first bound onto
+// itself (a mount of its own), then mount_setattr(2) sets MOUNT_ATTR_RDONLY on the whole
+// tree at once (keeping every other flag, the ones the user namespace locks included) and
+// clears it again on each writable place with what lies below it. Writing to a device
+// (/dev/null, the pty) is not affected by a read-only mount. Errors: a bind or mount_setattr
+// failing (ENOSYS before Linux 5.12); the tree is then made writable again.
+func (h *helper) readOnlyOutside() error {
+	places := h.writablePlaces()
+	for _, p := range places {
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("binding %s: %v", p, err)
+		}
+	}
+	setRO := func(p string, ro bool) error {
+		a := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+		if !ro {
+			a = unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+		}
+		return unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_NO_AUTOMOUNT, &a)
+	}
+	if err := setRO("/", true); err != nil {
+		return fmt.Errorf("mount_setattr /: %v", err)
+	}
+	if h.privateShm {
+		places = append(places, "/dev/shm")
+	}
+	for _, p := range places {
+		if err := setRO(p, false); err != nil {
+			// A mount below p that was read-only already outside stays so (its flag is
+			// locked): clear p's own mount alone.
+			a := unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+			if err2 := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_NO_AUTOMOUNT, &a); err2 != nil {
+				_ = setRO("/", false)
+				return fmt.Errorf("making %s writable again: %v", p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkReadOnly confirms, from /proc/self/mountinfo, that every mount outside the writable
+// places and the private /dev/shm is read-only.
+func (h *helper) checkReadOnly() error {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	places := h.writablePlaces()
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			return fmt.Errorf("mountinfo line %q", line)
+		}
+		mp := unescapeMountinfo(f[4])
+		if slices.Contains(strings.Split(f[5], ","), "ro") || (h.privateShm && mp == "/dev/shm") ||
+			slices.ContainsFunc(places, func(w string) bool { return Within(mp, w) }) {
+			continue
+		}
+		return fmt.Errorf("%s is still a writable mount", mp)
+	}
+	return nil
+}
+
+// unescapeMountinfo undoes mountinfo's octal escapes (\040 for a space, \011, \012, \134).
+func unescapeMountinfo(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				out = append(out, byte(n))
+				i += 3
+				continue
+			}
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
 }
 
 // ptsDir is where the pty slaves of the host's devpts are.
@@ -183,6 +294,9 @@ func (h *helper) checkMounts() error {
 		}
 	}
 	if err := checkPts(spec.TTY); err != nil {
+		return err
+	}
+	if err := h.checkReadOnly(); err != nil {
 		return err
 	}
 	var null unix.Stat_t
