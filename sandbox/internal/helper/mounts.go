@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,7 +190,7 @@ func privatePts(tty string) error {
 		return nil
 	}
 	own := -1
-	if tty != "" && filepath.Dir(tty) == ptsDir {
+	if tty != "" && path.Dir(tty) == ptsDir {
 		fd, err := unix.Open(tty, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return fmt.Errorf("the terminal's pty %s: %v", tty, err)
@@ -233,7 +233,7 @@ func checkPts(tty string) error {
 		return err
 	}
 	for _, e := range ents {
-		if filepath.Join(ptsDir, e.Name()) != tty {
+		if path.Join(ptsDir, e.Name()) != tty {
 			return fmt.Errorf("/dev/pts still holds %s", e.Name())
 		}
 	}
