@@ -17,6 +17,8 @@
 //
 // Consequences for the code here: it must not import net (the in-namespace proxy listener is
 // made with raw socket calls, the interfaces are listed over netlink with package syscall),
-// nor anything of acpterm's beyond internal/proctree; everything the helper needs from the
-// rest of acpterm comes in the Request.
+// nor path/filepath (Go initialises it late, after some twenty small packages sorted before
+// it; package path has the same string functions), nor anything of acpterm's beyond
+// internal/proctree; everything the helper needs from the rest of acpterm comes in the
+// Request.
 package helper
