@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if files := os.Getenv("SBX_META_FILES"); files != "" {
 		os.Exit(metaAttempt(files))
 	}
+	if path := os.Getenv("SBX_DGRAM_PATH"); path != "" {
+		os.Exit(dgramAttempt(path))
+	}
 	os.Exit(m.Run())
 }
 

@@ -615,7 +615,7 @@ func (h *helper) untraceable() {
 // call would otherwise fail with ENOTTY and type nothing), so is ptrace(PTRACE_ATTACH) of
 // pid 0 (ESRCH otherwise: no process is touched), io_uring_setup (EPERM, or ENOSYS on a
 // kernel without io_uring; a ring it would have made is closed at once) and, with unixOff,
-// socket(AF_UNIX).
+// socket(AF_UNIX) and socketpair(AF_UNIX, SOCK_DGRAM).
 func checkSeccomp(unixOff bool) error {
 	fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -645,6 +645,15 @@ func checkSeccomp(unixOff bool) error {
 		}
 		if e != unix.EPERM {
 			return fmt.Errorf("socket(AF_UNIX) was not refused (got %v)", errnoName(e))
+		}
+		var fds [2]int32
+		_, _, e = unix.Syscall6(unix.SYS_SOCKETPAIR, unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0, uintptr(unsafe.Pointer(&fds)), 0, 0)
+		if e == 0 {
+			unix.Close(int(fds[0]))
+			unix.Close(int(fds[1]))
+		}
+		if e != unix.EPERM {
+			return fmt.Errorf("socketpair(AF_UNIX, SOCK_DGRAM) was not refused (got %v)", errnoName(e))
 		}
 	}
 	return nil

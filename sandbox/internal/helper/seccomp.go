@@ -40,7 +40,8 @@ var traceSyscalls = []string{"ptrace", "process_vm_readv", "process_vm_writev", 
 var uringSyscalls = []string{"io_uring_setup", "io_uring_enter", "io_uring_register"}
 
 // loadSeccomp installs, on every thread, a filter refusing (EPERM) ioctl TIOCSTI and
-// TIOCLINUX, the traceSyscalls, the uringSyscalls and, with unixOff, socket(AF_UNIX) (path sockets reach
+// TIOCLINUX, the traceSyscalls, the uringSyscalls and, with unixOff, socket(AF_UNIX) and a
+// datagram socketpair(AF_UNIX) (path sockets reach
 // outside an empty network namespace); and a second filter refusing every syscall of a foreign architecture
 // (go-seccomp-bpf gives those its default action, here allow, and a 32-bit ioctl or
 // socketcall(2) would bypass the first filter). go-seccomp-bpf itself refuses (ENOSYS)
@@ -53,6 +54,16 @@ func loadSeccomp(unixOff bool) error {
 	}
 	if unixOff {
 		conds = append(conds, seccomp.NameWithConditions{Name: "socket", Conditions: lowEqual(0, unix.AF_UNIX)})
+		// A datagram pair is connected only until connect(2) names another peer, and
+		// sendto(2) reaches any datagram socket by its path (journald's, /dev/log): refuse
+		// socketpair(AF_UNIX) of type SOCK_DGRAM or SOCK_RAW (which AF_UNIX makes a
+		// datagram socket), whatever flags (SOCK_CLOEXEC, SOCK_NONBLOCK) are or-ed in: of
+		// the type's low four bits, bit 1 set and bits 2 and 3 clear. Stream and seqpacket
+		// pairs stay (node and libuv spawn children over them): neither can be re-aimed.
+		dgram := append(lowEqual(0, unix.AF_UNIX),
+			seccomp.Condition{Argument: 1, Operation: seccomp.BitsSet, Value: 0x2},
+			seccomp.Condition{Argument: 1, Operation: seccomp.BitsNotSet, Value: 0xc})
+		conds = append(conds, seccomp.NameWithConditions{Name: "socketpair", Conditions: dgram})
 	}
 	f := seccomp.Filter{
 		NoNewPrivs: true,
