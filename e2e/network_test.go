@@ -54,13 +54,19 @@ func TestTUINetworkAskAllow(t *testing.T) {
 	tm.typeText(fmt.Sprintf("termnoperm curl -sS http://new.acpterm.test:%d/x", port))
 	tm.keys("Enter")
 	tm.waitFor("Permission 1 of 1 · Connect?")
-	scr := tm.waitFor(fmt.Sprintf("host: new.acpterm.test:%d", port))
-	for _, w := range []string{fmt.Sprintf("connect to new.acpterm.test:%d", port), "from: terminal term-1: curl -sS http://new.acpterm.test",
-		"addr: 127.0.0.1", "a/1   Allow once", "s/2   Allow for this session", "S/3   Save as rule", "d/4   Deny"} {
-		if !strings.Contains(scr, w) {
-			t.Fatalf("the question lacks %q:\n%s", w, scr)
+	// The dialog's last row is the last to be drawn: wait for it, as a capture may land while
+	// tmux is still drawing the frame.
+	want := []string{fmt.Sprintf("host: new.acpterm.test:%d", port), fmt.Sprintf("connect to new.acpterm.test:%d", port),
+		"from: terminal term-1: curl -sS http://new.acpterm.test", "addr: 127.0.0.1", "a/1   Allow once",
+		"s/2   Allow for this session", "S/3   Save as rule", "d/4   Deny"}
+	scr := tm.WaitUntil("the whole question", func(scr string) bool {
+		for _, w := range want {
+			if !strings.Contains(scr, w) {
+				return false
+			}
 		}
-	}
+		return true
+	})
 	if strings.Contains(scr, "hello from") {
 		t.Fatalf("the connection went through before the answer:\n%s", scr)
 	}
