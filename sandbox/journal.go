@@ -25,7 +25,8 @@ import (
 const journalPrefix, journalSuffix = "watch-", ".json"
 
 // Journal writes the watch to a new entry in dir (created 0700 when missing), syncs it and
-// the directory to disk and keeps the entry open and locked until Sweep or Discard ends it.
+// the directory to disk (in the background: see journalSyncWarning) and keeps the entry open
+// and locked until Sweep or Discard ends it.
 // label names the command in what SweepJournal says ("sh ./build.sh"). Call it after
 // NewWatch and before the command starts; an error (the entry could not be written or
 // synced) means the watch would not survive acpterm being killed.
@@ -56,26 +57,46 @@ func (g *Watch) Journal(dir, label string) error {
 	if _, err := f.Write(b); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := syncDir(dir); err != nil {
-		return fail(err)
-	}
-	g.journal = f
+	// Written, the entry survives acpterm being killed. Syncing it and its directory to disk
+	// (so that it survives the machine losing power too) takes milliseconds of disk latency,
+	// so it runs while the command starts; Sweep waits for it and says when it failed.
+	g.journal, g.synced = f, make(chan struct{})
+	go func() {
+		defer close(g.synced)
+		err := f.Sync()
+		if err == nil {
+			err = syncDir(dir)
+		}
+		g.syncErr = err
+	}()
 	return nil
+}
+
+// journalSyncWarning waits until the journal entry is synced and says when that failed ("" when
+// it did not, or there is no entry).
+func (g *Watch) journalSyncWarning() string {
+	if g.journal == nil {
+		return ""
+	}
+	<-g.synced
+	if g.syncErr == nil {
+		return ""
+	}
+	return fmt.Sprintf("sandbox: warning: the watch journal %s could not be synced to disk (%v): had the machine lost power while the command ran, the next start could not have swept what it planted", g.journal.Name(), g.syncErr)
 }
 
 // Discard ends the watch's journal entry without sweeping: for a command that never started.
 func (g *Watch) Discard() { g.endJournal() }
 
-// endJournal removes the journal entry (if any), then closes it, which drops the lock.
+// endJournal removes the journal entry (if any), then closes it, which drops the lock. The
+// removal is not synced to disk: should the machine lose power before it is written, the next
+// start sweeps the entry once more, which finds only what was created since (and says so).
 func (g *Watch) endJournal() {
 	if g.journal == nil {
 		return
 	}
+	<-g.synced
 	_ = os.Remove(g.journal.Name())
-	_ = syncDir(filepath.Dir(g.journal.Name()))
 	_ = g.journal.Close()
 	g.journal = nil
 }

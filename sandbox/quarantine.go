@@ -89,7 +89,9 @@ type Watch struct {
 	st      watchState
 	gits    map[string]bool
 	subs    map[string]bool
-	journal *os.File // the journal entry while the command may run (see Journal); nil: none
+	journal *os.File      // the journal entry while the command may run (see Journal); nil: none
+	synced  chan struct{} // closed once the journal entry is synced to disk
+	syncErr error         // why it could not be, read after synced is closed
 
 	mu       sync.Mutex
 	live     []Swept // what Live moved and reported, in order
@@ -184,8 +186,12 @@ func gitEntries(roots []string) []string {
 // nothing was created.
 func (g *Watch) Sweep(quarantine string) []Swept {
 	defer g.endJournal()
+	syncWarning := g.journalSyncWarning()
 	g.mu.Lock()
 	msgs := append([]Swept(nil), g.live...)
+	if syncWarning != "" {
+		msgs = append(msgs, swept("", "%s", syncWarning))
+	}
 	if g.liveMore > 0 {
 		msgs = append(msgs, swept("", "sandbox: warning: the sandboxed command created watched paths %d more times; each was moved into %s as well", g.liveMore, quarantine))
 	}
