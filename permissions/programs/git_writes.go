@@ -188,35 +188,3 @@ func gitTakesNext(w string, spec getoptSpec) bool {
 	}
 	return false
 }
-
-// operandsFrom returns every operand of args from the n-th (0-based) on as write targets,
-// skipping options (valueOpt reports an option word that takes the next word as its value);
-// a word only known at run time among them sets Targets.Dynamic.
-func operandsFrom(args []Arg, n int, valueOpt func(word string) bool) Targets {
-	var t Targets
-	k, opts := 0, true
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if opts && !a.Dyn {
-			if a.S == "--" {
-				opts = false
-				continue
-			}
-			if len(a.S) > 1 && a.S[0] == '-' {
-				if valueOpt(a.S) {
-					i++
-				}
-				continue
-			}
-		}
-		if k >= n {
-			if a.Dyn {
-				t.Dynamic = true
-			} else {
-				t.Paths = append(t.Paths, a.S)
-			}
-		}
-		k++
-	}
-	return t
-}

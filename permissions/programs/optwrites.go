@@ -57,6 +57,42 @@ func valueTargets(args []Arg, longs []string, shorts string) Targets {
 // at or before position n sets Targets.Dynamic.
 func operandTarget(args []Arg, n int, valueOpt func(word string) bool) Targets {
 	var t Targets
+	eachOperand(args, valueOpt, func(k int, a Arg) bool {
+		switch {
+		case a.Dyn:
+			t.Dynamic = true
+			return false
+		case k == n:
+			t.Paths = append(t.Paths, a.S)
+			return false
+		}
+		return true
+	})
+	return t
+}
+
+// operandsFrom returns every operand of args from the n-th (0-based) on as written files (the
+// options as for operandTarget); an operand only known at run time among them sets
+// Targets.Dynamic.
+func operandsFrom(args []Arg, n int, valueOpt func(word string) bool) Targets {
+	var t Targets
+	eachOperand(args, valueOpt, func(k int, a Arg) bool {
+		switch {
+		case k < n:
+		case a.Dyn:
+			t.Dynamic = true
+		default:
+			t.Paths = append(t.Paths, a.S)
+		}
+		return true
+	})
+	return t
+}
+
+// eachOperand calls fn with each operand of args and its position (from 0), until fn returns
+// false: options are the words starting with "-" (the ones named by valueOpt take the next
+// word), every word after "--" is an operand, and a word only known at run time is one.
+func eachOperand(args []Arg, valueOpt func(word string) bool, fn func(k int, a Arg) bool) {
 	k, opts := 0, true
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -72,15 +108,9 @@ func operandTarget(args []Arg, n int, valueOpt func(word string) bool) Targets {
 				continue
 			}
 		}
-		if a.Dyn {
-			t.Dynamic = true
-			return t
-		}
-		if k == n {
-			t.Paths = append(t.Paths, a.S)
-			return t
+		if !fn(k, a) {
+			return
 		}
 		k++
 	}
-	return t
 }
