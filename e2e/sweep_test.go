@@ -105,10 +105,11 @@ func TestSandboxPlantedSubmoduleQuarantined(t *testing.T) {
 // which runs and says so), a sandboxed command plants acpterm's user config (sandbox off,
 // unmatched commands allowed) and a ~/.bashrc, fails to remove or forge the watch journal in
 // the state dir, and keeps running; acpterm, stopped before the plant (so that its inotify
-// watch cannot move the files either), is killed with SIGKILL, so its own sweep never comes. The next start (a headless session with --approve deny) moves both into the
-// quarantine before it reads any config, says so on stderr naming the killed run's command,
-// records it in the audit log, and does not use the planted config: the unmatched script it
-// is asked to run is asked about, denied and never runs.
+// watch cannot move the files either), is killed with SIGKILL, so its own sweep never comes.
+// The next start (a headless session with --approve deny) moves both into the quarantine
+// before it reads any config, says so on stderr naming the killed run's command, records it
+// in the audit log, and does not use the planted config: the unmatched script it is asked to
+// run is asked about, denied and never runs.
 func TestSandboxKill9PlantedConfigSweptAtNextStart(t *testing.T) {
 	e := newEnv(t)
 	cfgDir, bashrc := filepath.Join(e.configD, "acpterm"), filepath.Join(e.home, ".bashrc")
@@ -126,40 +127,7 @@ func TestSandboxKill9PlantedConfigSweptAtNextStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(binary, "--headless", "--approve", "allow", "--cwd", e.root, "--prompt", "term sh ./plant.sh", "--", scriptAgent(t))
-	cmd.Env, cmd.Dir = e.vars(), e.root
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	waitFile := func(p string) {
-		t.Helper()
-		for deadline := time.Now().Add(waitTimeout); ; time.Sleep(tmuxtest.PollInterval) {
-			if _, err := os.Stat(p); err == nil {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the planting command never made %s; stderr:\n%s\nlog:\n%s", p, stderr.String(), e.logText(t))
-			}
-		}
-	}
-	waitFile(started)
-	// acpterm is stopped before the command plants, so that its inotify watch cannot move the
-	// files at once either: as when it is killed between the creation and the move.
-	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(goOn, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	waitFile(ready)
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	e.waitNoLeftovers(t)
+	killDuringPlant(t, e, e.root, started, goOn, ready)
 	// The command could neither remove its journal entry nor forge one.
 	if b, err := os.ReadFile(ready + ".journal"); err != nil || !regexp.MustCompile(`^watch-[0-9]+\.json\n$`).Match(b) {
 		t.Errorf("the journal as the sandboxed command saw it after rm: %q %v", b, err)
@@ -230,4 +198,69 @@ func TestSandboxSecretStoresUnreadableE2E(t *testing.T) {
 	if !strings.Contains(r.stdout, "cat: "+paths[3]+": No such file or directory") {
 		t.Errorf("the kubeconfig in the masked ~/.kube was not absent:\n%s", r.stdout)
 	}
+}
+
+// killDuringPlant runs `sh ./plant.sh` (in dir, the session directory) sandboxed in a headless
+// acpterm, waits until the script made started, stops acpterm (so that its inotify watch cannot
+// move what the script plants either: as when acpterm is killed between a creation and its
+// move), makes goOn, waits until the script made ready and kills acpterm with SIGKILL; it
+// returns once nothing acpterm started runs any more.
+func killDuringPlant(t *testing.T, e *testEnv, dir, started, goOn, ready string) {
+	t.Helper()
+	cmd := exec.Command(binary, "--headless", "--approve", "allow", "--cwd", dir, "--prompt", "term sh ./plant.sh", "--", scriptAgent(t))
+	cmd.Env, cmd.Dir = e.vars(), dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	waitFile := func(p string) {
+		t.Helper()
+		for deadline := time.Now().Add(waitTimeout); ; time.Sleep(tmuxtest.PollInterval) {
+			if _, err := os.Stat(p); err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the planting command never made %s; stderr:\n%s\nlog:\n%s", p, stderr.String(), e.logText(t))
+			}
+		}
+	}
+	waitFile(started)
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(goOn, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(ready)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	e.waitNoLeftovers(t)
+}
+
+// TestTUIKill9PlantedProjectConfigBanner: after acpterm was killed while a sandboxed command
+// that planted the project's .acpterm.toml ran, the next interactive start moves it into the
+// quarantine before reading the config and says so in a banner.
+func TestTUIKill9PlantedProjectConfigBanner(t *testing.T) {
+	e := newEnv(t)
+	started, goOn, ready := filepath.Join(e.project, "started"), filepath.Join(e.project, "go"), filepath.Join(e.project, "planted")
+	toml := filepath.Join(e.project, ".acpterm.toml")
+	plant := "touch " + started + "; until [ -e " + goOn + " ]; do sleep 0.05; done\n" +
+		"printf '[policy]\\nunmatched = \"allow\"\\n' > " + toml + "\ntouch " + ready + "\nexec sleep 30\n"
+	if err := os.WriteFile(filepath.Join(e.project, "plant.sh"), []byte(plant), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	killDuringPlant(t, e, e.project, started, goOn, ready)
+	if _, err := os.Stat(toml); err != nil {
+		t.Fatalf("after kill -9, %s is not there (%v): the test would prove nothing", toml, err)
+	}
+	tm := startDemo(t, e)
+	tm.waitFor("sandbox: removed " + toml + ", created by the sandboxed command")
+	if _, err := os.Lstat(toml); !os.IsNotExist(err) {
+		t.Errorf("%s is still there (%v)", toml, err)
+	}
+	quit(t, e, tm, 0)
 }
