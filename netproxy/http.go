@@ -105,7 +105,7 @@ func (h *httpHandler) connect(w http.ResponseWriter, r *http.Request) {
 	}
 	client := cc
 	if tc, ok := cc.(*trackedConn); ok {
-		client = tc.raw // the raw socket, so io.Copy can splice
+		client = tc.raw // the raw socket, so relay can splice
 	}
 	upN, downN := relay(client, up)
 	c.rec.Up, c.rec.Down = upN+early, downN
