@@ -175,6 +175,7 @@ func sandboxFor(cfg *config.Config, flagMode string, getenv func(string) string,
 		ro = append(ro, cfg.Source)
 	}
 	mask := append(sandbox.SecretPaths(home), sandbox.MaskPaths(cfg.Policy.FS.DenyRead, cfg.Policy.Roots, home)...)
+	mask = append(mask, sandbox.ControlSockets(getenv, os.Geteuid())...)
 	s.spec = &sandbox.Spec{
 		Mode: mode, Roots: cfg.Policy.Roots, TempDir: tmp, ReadOnly: ro, Pin: pr.Pin, Mask: mask,
 		Network: network, Seccomp: true,
