@@ -389,6 +389,7 @@ func runAgent(ctx context.Context, o cliOptions, std stdio, getenv func(string) 
 		_, clientOptions.Quarantine = s.sandbox.watch(getenv)
 		clientOptions.AgentWatch = sandbox.WatchCandidates(agentSpec, getenv("HOME"), agentWatchExtra(agent, getenv))
 		clientOptions.AgentJournal = journalDir(getenv)
+		clientOptions.AgentRestore = agentRestore(agent, getenv, clientOptions.Quarantine)
 	}
 	s.client, err = acpclient.Start(ctx, clientOptions)
 	s.net.attach(s.client)

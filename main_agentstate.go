@@ -52,3 +52,32 @@ func agentCacheEnv(spec *sandbox.Spec, env []string, getenv func(string) string)
 	}
 	return sandbox.AgentCacheEnv(env, dir)
 }
+
+// agentRestore is what runs once the sandboxed agent is gone (acpclient.Options.AgentRestore):
+// the symbolic links among its config files (sandbox.ConfigLinks) and Claude Code's global
+// config (claudeConfigRestore), both recorded now, before the agent starts.
+func agentRestore(agent []string, getenv func(string) string, quarantine string) func() []sandbox.Swept {
+	links := sandbox.NewConfigLinks(sandbox.AgentConfigFiles(agent, getenv("HOME"), getenv))
+	claude := claudeConfigRestore(agent, getenv, quarantine)
+	return func() []sandbox.Swept {
+		found := links.Check(quarantine)
+		if claude != nil {
+			found = append(found, claude()...)
+		}
+		return found
+	}
+}
+
+// claudeConfigRestore guards Claude Code's global config file for a sandboxed claude agent
+// (sandbox.ClaudeConfigGuard: its MCP servers, allowed tools and trusted projects, which the
+// agent must be able to write with the rest of the file): it records them now, before the
+// agent starts, and returns the function that puts back what the agent changed, moving
+// changed backup copies into quarantine. Nil for another agent.
+func claudeConfigRestore(agent []string, getenv func(string) string, quarantine string) func() []sandbox.Swept {
+	path := sandbox.ClaudeGlobalConfig(agent, getenv("HOME"), getenv)
+	if path == "" {
+		return nil
+	}
+	g := sandbox.NewClaudeConfigGuard(path, sandbox.ClaudeBackupsDir(getenv("HOME"), getenv))
+	return func() []sandbox.Swept { return g.Restore(quarantine) }
+}

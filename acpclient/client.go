@@ -110,6 +110,11 @@ type Options struct {
 	AgentWatch []string
 	// Quarantine is the directory AgentWatch's finds are moved into.
 	Quarantine string
+	// AgentRestore, when set (with Sandbox and AgentWatch), is called once the sandboxed agent
+	// and everything it started are gone, after AgentWatch's sweep: it undoes what the agent
+	// changed in files it had to be able to write (sandbox.ClaudeConfigGuard) and returns what it
+	// did, each reported like a sweep's find.
+	AgentRestore func() []sandbox.Swept
 	// AgentJournal is the directory AgentWatch is journaled in before the agent starts
 	// (sandbox.Watch.Journal), so that what the agent planted is swept at acpterm's next start
 	// even when acpterm is killed first. A journal that cannot be written fails Start. "": not

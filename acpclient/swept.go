@@ -60,6 +60,11 @@ func (c *Client) sweepAgent(watch *sandbox.Watch, stopLive func()) {
 			c.reportSweptItem(s, " (by the sandboxed agent)", "agent")
 		}
 	}
+	if c.o.AgentRestore != nil {
+		for _, s := range c.o.AgentRestore() {
+			c.reportSweptItem(s, "", "agent")
+		}
+	}
 }
 
 func (c *Client) auditSwept(s sandbox.Swept) {

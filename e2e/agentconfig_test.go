@@ -66,7 +66,24 @@ func TestSandboxedAgentCannotPlantHostConfig(t *testing.T) {
 	for _, p := range beside {
 		script.WriteString("echo state > " + shellQuote(p) + " && echo BESIDE " + shellQuote(p) + "; ")
 	}
-	agent := filepath.Join(e.root, "claude-codex-gemini-opencode-agent")
+	// A config file that is a symbolic link to the user's dotfiles: its target is bound
+	// read-only, and the link, replaced by a file of the agent's, is put back afterwards.
+	dotfile := filepath.Join(e.root, "dotfiles", "mcp-config.json")
+	link := filepath.Join(e.home, ".copilot", "mcp-config.json")
+	for _, d := range []string{filepath.Dir(dotfile), filepath.Dir(link)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(dotfile, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dotfile, link); err != nil {
+		t.Fatal(err)
+	}
+	script.WriteString("echo evil > " + shellQuote(link) + " && echo WROTE " + shellQuote(link) + "; ")
+	script.WriteString("rm " + shellQuote(link) + " && echo evil > " + shellQuote(link) + " && echo RELINKED; ")
+	agent := filepath.Join(e.root, "claude-codex-gemini-opencode-copilot-agent")
 	if err := os.Symlink(scriptAgent(t), agent); err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +128,18 @@ func TestSandboxedAgentCannotPlantHostConfig(t *testing.T) {
 		if b, err := os.ReadFile(p); err != nil || string(b) != "state\n" {
 			t.Errorf("%s: %q %v; the agent's state dirs must stay writable", p, b, err)
 		}
+	}
+	if !strings.Contains(log, `line=RELINKED`) || strings.Contains(log, `line="WROTE `+link+`"`) {
+		t.Errorf("the link: want it replaceable (RELINKED), its target not writable (no WROTE)")
+	}
+	if got, err := os.Readlink(link); err != nil || got != dotfile {
+		t.Errorf("%s now leads to %q (%v), want %s", link, got, err, dotfile)
+	}
+	if b, err := os.ReadFile(dotfile); err != nil || string(b) != "{}\n" {
+		t.Errorf("%s now %q %v", dotfile, b, err)
+	}
+	if !strings.Contains(log, "sandbox: the symbolic link "+link+" (to "+dotfile+"), replaced or removed by the sandboxed agent, is back") {
+		t.Errorf("the log does not say the link was put back")
 	}
 	if t.Failed() {
 		t.Logf("output:\n%s\nlog:\n%s", r.stdout, log)

@@ -1,8 +1,11 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 )
 
 // AgentConfigFiles returns the paths inside an agent's own state directories (see
@@ -118,4 +121,53 @@ func AgentCacheEnv(env []string, dir string) []string {
 		out = append(out, kv)
 	}
 	return append(out, set...)
+}
+
+// ConfigLinks records which of paths (see AgentConfigFiles) are symbolic links, and where
+// they lead, when a sandboxed agent starts. The file a link leads to is what a read-only bind
+// protects; the link itself lies in a directory the agent may write, so it could be replaced
+// by a file of the agent's. Check, once the agent is gone, finds each replaced one.
+type ConfigLinks map[string]string
+
+// NewConfigLinks returns the symbolic links among paths with their targets.
+func NewConfigLinks(paths []string) ConfigLinks {
+	l := ConfigLinks{}
+	for _, p := range paths {
+		if t, err := os.Readlink(p); err == nil {
+			l[p] = t
+		}
+	}
+	return l
+}
+
+// Check moves into quarantine whatever replaced one of the links (a file or another link)
+// and puts the link back as it was; one Swept per link it found replaced or removed, sorted
+// by path.
+func (l ConfigLinks) Check(quarantine string) []Swept {
+	var msgs []Swept
+	paths := make([]string, 0, len(l))
+	for p := range l {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	stamp := time.Now().UTC().Format("20060102T150405.000000000")
+	for _, p := range paths {
+		target := l[p]
+		now, err := os.Readlink(p)
+		if err == nil && now == target {
+			continue
+		}
+		if _, lerr := os.Lstat(p); lerr == nil {
+			msgs = append(msgs, quarantineOne(p, quarantine, stamp, ""))
+		}
+		if _, lerr := os.Lstat(p); lerr == nil {
+			continue // could not be moved: said above
+		}
+		if err := os.Symlink(target, p); err != nil {
+			msgs = append(msgs, swept(p, "sandbox: the symbolic link %s (to %s) was replaced by the sandboxed agent and could NOT be made again (%v)", p, target, err))
+			continue
+		}
+		msgs = append(msgs, swept(p, "sandbox: the symbolic link %s (to %s), replaced or removed by the sandboxed agent, is back", p, target))
+	}
+	return msgs
 }
