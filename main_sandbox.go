@@ -174,7 +174,8 @@ func sandboxFor(cfg *config.Config, flagMode string, getenv func(string) string,
 	if filepath.IsAbs(cfg.Source) {
 		ro = append(ro, cfg.Source)
 	}
-	mask := append(sandbox.SecretPaths(home), sandbox.MaskPaths(cfg.Policy.FS.DenyRead, cfg.Policy.Roots, home)...)
+	mask := append(sandbox.SecretPaths(home), sandbox.AgentSecretsFromEnv(getenv)...)
+	mask = append(mask, sandbox.MaskPaths(cfg.Policy.FS.DenyRead, cfg.Policy.Roots, home)...)
 	mask = append(mask, sandbox.ControlSockets(getenv, os.Geteuid())...)
 	s.spec = &sandbox.Spec{
 		Mode: mode, Roots: cfg.Policy.Roots, TempDir: tmp, ReadOnly: ro, Pin: pr.Pin, Mask: mask,

@@ -130,6 +130,41 @@ func SecretPaths(home string) []string {
 	return out
 }
 
+// AgentSecretsFromEnv returns the agents' credential files (those that exist) in the
+// directories their variables move them to: CLAUDE_CONFIG_DIR/.credentials.json,
+// CODEX_HOME/auth.json, GEMINI_CLI_HOME/.gemini/oauth_creds.json and mcp-oauth-tokens.json,
+// XDG_DATA_HOME/opencode/auth.json and mcp-auth.json, COPILOT_HOME/config.json and
+// mcp-oauth-config. They are masked for commands like AgentSecrets; a sandboxed agent's own
+// lie in its writable state directories and are not masked for it (UnmaskFor).
+func AgentSecretsFromEnv(getenv func(string) string) []string {
+	if getenv == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range []struct {
+		env   string
+		files []string
+	}{
+		{"CLAUDE_CONFIG_DIR", []string{".credentials.json"}},
+		{"CODEX_HOME", []string{"auth.json"}},
+		{"GEMINI_CLI_HOME", []string{".gemini/oauth_creds.json", ".gemini/mcp-oauth-tokens.json"}},
+		{"XDG_DATA_HOME", []string{"opencode/auth.json", "opencode/mcp-auth.json"}},
+		{"COPILOT_HOME", []string{"config.json", "mcp-oauth-config"}},
+	} {
+		d := getenv(c.env)
+		if !filepath.IsAbs(d) || filepath.Clean(d) == "/" {
+			continue
+		}
+		for _, f := range c.files {
+			p := filepath.Join(d, f)
+			if _, err := os.Lstat(p); err == nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
 // npmrcHoldsCredentials reports whether an npm config file sets an authentication key
 // (_auth, _authToken, _password, username, certfile, keyfile; bare or scoped to a registry
 // as "//host/:_authToken"), or cannot be read (masked then, fail-closed). A file with

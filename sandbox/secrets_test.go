@@ -156,3 +156,41 @@ func TestSandboxAgentReadsOnlyItsOwnCredentials(t *testing.T) {
 		t.Errorf("agent's cat:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestSandboxAgentSecretsFromEnv: an agent's credentials in the directory its variable names
+// (CODEX_HOME, XDG_DATA_HOME for opencode …) are masked for commands too, and a sandboxed
+// Codex, whose state directories include CODEX_HOME, still reads its own auth.json there.
+func TestSandboxAgentSecretsFromEnv(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, codex, data := filepath.Join(base, "home"), filepath.Join(base, "codex"), filepath.Join(base, "data")
+	auth, oc := filepath.Join(codex, "auth.json"), filepath.Join(data, "opencode", "auth.json")
+	for _, p := range []string{auth, oc} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("SECRET\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(home, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string { return map[string]string{"CODEX_HOME": codex, "XDG_DATA_HOME": data}[k] }
+	mask := AgentSecretsFromEnv(getenv)
+	if !slices.Equal(mask, []string{auth, oc}) {
+		t.Fatalf("mask %q", mask)
+	}
+	spec := &Spec{Mode: ModeRequired, Roots: []string{filepath.Join(home, "proj")}, TempDir: t.TempDir(), Network: NetworkOff, Seccomp: true, Mask: mask}
+	if got, want := catEach(t, spec, home, []string{auth, oc}), auth+" rc=0 bytes=0\n"+oc+" rc=0 bytes=0\n"; got != want {
+		t.Errorf("command's cat:\n%s\nwant\n%s", got, want)
+	}
+	argv := []string{"codex-acp"}
+	write := AgentStateDirs(argv, home, getenv)
+	spec.Write, spec.Mask = write, UnmaskFor(mask, append(AgentOwnSecrets(argv, home), write...))
+	if got, want := catEach(t, spec, home, []string{auth, oc}), auth+" rc=0 bytes=7\n"+oc+" rc=0 bytes=0\n"; got != want {
+		t.Errorf("sandboxed codex's cat:\n%s\nwant\n%s", got, want)
+	}
+}
