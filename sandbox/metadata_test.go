@@ -109,3 +109,58 @@ func TestMetadataOutsideRootsRefused(t *testing.T) {
 		t.Errorf("the outside file got an extended attribute")
 	}
 }
+
+// roRootAttempt runs in a mount namespace of its own (SBX_ROROOT=ROOT:TMP, started by
+// unshare): it makes ROOT a read-only bind mount, as a root on a read-only file system is,
+// runs a sandboxed write into it in required mode and prints "start ok", the write's
+// result (rc=2: dash fails a redirection so) and the mount_ns layer, or the error of Start.
+func roRootAttempt(arg string) int {
+	root, tmp, _ := strings.Cut(arg, ":")
+	if err := unix.Mount(root, root, "", unix.MS_BIND, ""); err != nil {
+		fmt.Println("bind:", err)
+		return 1
+	}
+	if err := unix.Mount("", root, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
+		fmt.Println("remount:", err)
+		return 1
+	}
+	cmd := exec.Command("/bin/sh", "-c", "echo x 2>/dev/null > f; echo rc=$?")
+	cmd.Dir = root
+	var out strings.Builder
+	cmd.Stdout = &out
+	p, err := Start(&Spec{Mode: ModeRequired, Roots: []string{root}, TempDir: tmp, Network: NetworkOff, Seccomp: true}, cmd)
+	if err != nil {
+		fmt.Println("start:", err)
+		return 0
+	}
+	_ = cmd.Wait()
+	fmt.Printf("start ok %s mount_ns=%v\n", strings.TrimSpace(out.String()), p.Report().Layers.MountNS)
+	return 0
+}
+
+// TestRootOnReadOnlyMount: a root whose mount is read-only outside the sandbox (its flag is
+// then locked in the sandbox's user namespace, so it cannot be made writable again) still
+// runs in required mode, every layer in force, and stays read-only.
+func TestRootOnReadOnlyMount(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a read-only bind mount")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare not installed")
+	}
+	root, tmp := t.TempDir(), t.TempDir()
+	exe, _ := os.Executable()
+	cmd := exec.Command(unshare, "--mount", "--propagation", "private", exe)
+	cmd.Env = append(os.Environ(), "SBX_ROROOT="+root+":"+tmp)
+	out, err := cmd.CombinedOutput()
+	if err != nil && strings.Contains(string(out), "unshare failed") {
+		t.Skipf("no mount namespace for the test: %s", out)
+	}
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "start ok rc=2 mount_ns=true" {
+		t.Errorf("got %q, want \"start ok rc=2 mount_ns=true\"", got)
+	}
+}

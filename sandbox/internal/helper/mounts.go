@@ -124,7 +124,14 @@ func (h *helper) readOnlyOutside() error {
 			// A mount below p that was read-only already outside stays so (its flag is
 			// locked): clear p's own mount alone.
 			a := unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
-			if err2 := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_NO_AUTOMOUNT, &a); err2 != nil {
+			err2 := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_NO_AUTOMOUNT, &a)
+			if errors.Is(err2, unix.EPERM) {
+				// p's own mount is locked read-only: it was read-only outside the sandbox
+				// too (the namespace's copies are ours, so EPERM means a locked flag), and
+				// stays so.
+				continue
+			}
+			if err2 != nil {
 				_ = setRO("/", false)
 				return fmt.Errorf("making %s writable again: %v", p, err)
 			}
