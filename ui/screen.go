@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -123,8 +124,10 @@ func (s *screen) newRenderer() {
 	r.SetBackspace(false)
 	// In raw mode the tty does not map \n to \r\n; on a pipe (tests) it is taken as if it did.
 	r.SetMapNewline(!s.inTTY)
-	// No scroll optimisation: with panes beside the conversation, whole-width rows rarely move
-	// together, and hashing every row costs about a sixth of a frame (BenchmarkFrame).
+	// The scroll optimisation (moving rows with the terminal's scrolling instead of repainting
+	// them) is set per frame by draw: hashing the changed rows costs about a sixth of a frame
+	// (BenchmarkFrame), and with panes beside the conversation whole-width rows rarely move
+	// together, so it is only worth it when many rows changed (the conversation scrolled).
 	r.SetScrollOptim(false)
 	r.SetFullscreen(true)
 	r.SetRelativeCursor(false)
@@ -281,6 +284,10 @@ func (s *screen) draw(src uv.Drawable, cur *tea.Cursor) {
 	} else {
 		src.Draw(s.cells, s.cells.Bounds())
 	}
+	// A frame that changed many rows has probably scrolled them: let the renderer look for rows
+	// that moved (ultraviolet repaints every row of a moved range that differs, so a wrong
+	// guess costs bytes, not cells).
+	s.r.SetScrollOptim(s.cells.TouchedLines() >= scrollOptimRows)
 	s.r.Render(s.cells.RenderBuffer)
 	if cur != nil {
 		s.r.MoveTo(cur.X, cur.Y)
@@ -319,6 +326,10 @@ func (s *screen) draw(src uv.Drawable, cur *tea.Cursor) {
 	}
 }
 
+// scrollOptimRows is how many changed rows make a frame look for moved rows (draw; tests
+// raise it to compare with the frame that repaints them).
+var scrollOptimRows = 8
+
 // copyChangedRows gives s.cells the cells of cv (of the same size) as cv.Draw would, skipping
 // the rows whose cells are all equal already: most rows of a frame are the rows of the last one,
 // and comparing cells as values is much cheaper than setting them one by one (which compares
@@ -352,6 +363,9 @@ func sameRow(cv *lipgloss.Canvas, b *uv.ScreenBuffer, y, width int) (same bool) 
 	}()
 	if c, p := canvasRow(cv, y), b.Line(y); len(c) >= width && len(p) >= width {
 		c, p = c[:width], p[:width]
+		if sameBytes(c, p) {
+			return true
+		}
 		for x := range c {
 			if c[x] != p[x] {
 				return false
@@ -366,6 +380,15 @@ func sameRow(cv *lipgloss.Canvas, b *uv.ScreenBuffer, y, width int) (same bool) 
 		}
 	}
 	return true
+}
+
+// sameBytes reports whether the cells of a and b (of the same length) are the same bytes: a row
+// copied from the same cached cells as before (most rows of a frame) holds the same string and
+// colour pointers, and comparing its memory is several times cheaper than comparing its cells
+// field by field. Equal cells built apart differ in their pointers: false tells nothing then.
+func sameBytes(a, b uv.Line) bool {
+	n := len(a) * int(unsafe.Sizeof(uv.Cell{}))
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a))), n)) == string(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), n))
 }
 
 // pagerRunning is set while an external program ($PAGER) has the terminal (screenExec.Run);
