@@ -137,17 +137,20 @@ func (c *conversation) renderItem(s *acpclient.State, i int, it acpclient.Item, 
 // adds streamAllowance plus streamPerByte per new byte of Markdown to the message's budget (which
 // never holds more than one rendering and one allowance), and a rendering spends the bytes
 // glamour wrote for it; a frame that cannot afford a rendering as costly as the last one shows
-// the last rendering. The budget counts glamour's output, not its input, because that is what
-// its time follows: every line it writes is padded to the width with styled spaces (about 15
-// bytes a cell, 3 KB for a line at 202 columns, about 75 ns a byte), so one short line costs
-// more than a long paragraph line's worth of Markdown. streamAllowance is about 0.3 ms of
-// glamour per frame. Short trailing blocks render on every frame in a narrow window and on
-// every second or third in a wide one; a long one (a paragraph of thousands of lines, which
-// glamour must wrap whole) renders every few frames, so the cost per chunk stays bounded by
-// streamAllowance + streamPerByte × chunk bytes whatever the message's length and the width.
+// the last rendering. The budget counts glamour's output, because that is what its time
+// follows: every line it writes is padded to the width with styled spaces (about 15 bytes a
+// cell, 3 KB for a line at 202 columns, about 75 ns a byte), so one short line costs more than
+// a long paragraph line's worth of Markdown. streamAllowance is about 0.3 ms of glamour per
+// frame. A second budget in Markdown bytes (streamAllowanceIn, streamPerByteIn, spent by the
+// Markdown a rendering gives glamour) keeps a long block (a paragraph of thousands of lines,
+// which glamour must wrap whole) from being rendered more often than every few dozen frames.
+// Short trailing blocks render on every frame in a narrow window and every few frames in a
+// wide one, so the cost per chunk stays bounded whatever the message's length and the width.
 const (
-	streamAllowance = 4096 // bytes glamour may write per frame
-	streamPerByte   = 16   // and per new byte of Markdown
+	streamAllowance   = 4096 // bytes glamour may write per frame
+	streamPerByte     = 16   // and per new byte of Markdown
+	streamAllowanceIn = 1024 // bytes of Markdown glamour may be given per frame
+	streamPerByteIn   = 2    // and per new byte
 )
 
 // renderStreaming renders the agent message m at timeline index i that is still streaming:
@@ -164,18 +167,20 @@ func (c *conversation) renderStreaming(i int, m *acpclient.Message, sig string, 
 	if grew > 0 {
 		// No more banked than one rendering and one frame: a long pause does not buy a burst.
 		st.budget = min(st.budget+c.allowance+streamPerByte*grew, st.next+c.allowance)
+		st.budgetIn = min(st.budgetIn+streamAllowanceIn+streamPerByteIn*grew, st.cost(m.Text)+streamAllowanceIn)
 	}
 	st.seen = len(m.Text)
 	base := fmt.Sprintf("%d|%d|%t", width, len(m.Blocks), c.showThoughts)
-	if e, ok := c.cache[i]; ok && st.base == base && strings.HasSuffix(e.sig, "|streaming") && grew > 0 && st.budget < st.next {
+	if e, ok := c.cache[i]; ok && st.base == base && strings.HasSuffix(e.sig, "|streaming") && grew > 0 && (st.budget < st.next || st.budgetIn < st.cost(m.Text)) {
 		c.paced++
 		return e.lines
 	}
 	return c.cached(i, sig+"|streaming", func() []string {
-		before := c.md.written
+		before, beforeIn := c.md.written, c.md.rendered
 		lines := c.renderMessageWith(m, width, st)
 		st.base = base
 		st.budget -= c.md.written - before
+		st.budgetIn = max(st.budgetIn-(c.md.rendered-beforeIn), 0)
 		return lines
 	})
 }

@@ -121,7 +121,9 @@ type mdStream struct {
 	base   string // width and other inputs of the last rendering
 	budget int    // bytes glamour may write for the next renderings
 	next   int    // bytes glamour will write for the next rendering, about (the growing block's last)
-	seen   int    // len(text) at the last frame
+	// budgetIn is the Markdown bytes the next renderings may give glamour.
+	budgetIn int
+	seen     int // len(text) at the last frame
 
 	width   int
 	text    string // the raw text last rendered
@@ -166,7 +168,7 @@ type mdStream struct {
 // text of the previous call; anything else starts over.
 func (s *mdStream) render(md *markdown, text string, width int) []string {
 	if width != s.width || len(text) < len(s.text) || text[:len(s.text)] != s.text {
-		*s = mdStream{width: width, base: s.base, budget: s.budget, next: s.next, seen: s.seen}
+		*s = mdStream{width: width, base: s.base, budget: s.budget, next: s.next, budgetIn: s.budgetIn, seen: s.seen}
 	}
 	s.text = text
 	if s.whole {
@@ -231,6 +233,14 @@ func (s *mdStream) render(md *markdown, text string, width int) []string {
 		end--
 	}
 	return lines[start:end]
+}
+
+// cost is about the Markdown bytes that rendering text would give glamour.
+func (s *mdStream) cost(text string) int {
+	if s.whole || s.width == 0 || len(text) < s.last {
+		return len(text)
+	}
+	return len(text) - s.last
 }
 
 // renderWhole renders s.text whole (the incremental rendering failed).
