@@ -140,14 +140,15 @@ func (c *conversation) renderItem(s *acpclient.State, i int, it acpclient.Item, 
 // the last rendering. The budget counts glamour's output, because that is what its time
 // follows: every line it writes is padded to the width with styled spaces (about 15 bytes a
 // cell, 3 KB for a line at 202 columns, about 75 ns a byte), so one short line costs more than
-// a long paragraph line's worth of Markdown. streamAllowance is about 0.3 ms of glamour per
-// frame. A second budget in Markdown bytes (streamAllowanceIn, streamPerByteIn, spent by the
-// Markdown a rendering gives glamour) keeps a long block (a paragraph of thousands of lines,
-// which glamour must wrap whole) from being rendered more often than every few dozen frames.
-// Short trailing blocks render on every frame in a narrow window and every few frames in a
-// wide one, so the cost per chunk stays bounded whatever the message's length and the width.
+// a long paragraph line's worth of Markdown. streamAllowance is about 0.6 ms of glamour per
+// frame (with 4 KiB a wide window showed the growing block up to 17 chunks late, and paid more
+// for the renderings that caught up). A second budget in Markdown bytes (streamAllowanceIn,
+// streamPerByteIn, spent by the Markdown a rendering gives glamour) keeps a long block (a
+// paragraph of thousands of lines, which glamour must wrap whole) from being rendered more
+// often than every few dozen frames. Short trailing blocks render on almost every frame, so
+// the cost per chunk stays bounded whatever the message's length and the width.
 const (
-	streamAllowance   = 4096 // bytes glamour may write per frame
+	streamAllowance   = 8192 // bytes glamour may write per frame
 	streamPerByte     = 16   // and per new byte of Markdown
 	streamAllowanceIn = 1024 // bytes of Markdown glamour may be given per frame
 	streamPerByteIn   = 2    // and per new byte
