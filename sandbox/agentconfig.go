@@ -20,7 +20,8 @@ import (
 //     asking).
 //   - gemini (GEMINI_CLI_HOME or home, then .gemini): settings.json (mcpServers, hooks,
 //     tool discovery and call commands), .env (loaded into its environment, which its tool
-//     shells inherit), extensions/ (each with MCP servers) and policies/.
+//     shells inherit), extensions/ (each with MCP servers), policies/ and trustedFolders.json
+//     (a trusted folder's own .gemini/settings.json, MCP servers included, takes effect).
 //   - opencode (XDG_CONFIG_HOME/opencode and ~/.config/opencode): opencode.json,
 //     opencode.jsonc, config.json and config (its config file names: mcp servers, formatter
 //     and LSP commands, plugins), package.json (the plugins' dependencies it installs),
@@ -65,7 +66,7 @@ func AgentConfigFiles(argv []string, home string, getenv func(string) string) []
 		in(dirOr("CODEX_HOME", ".codex"), "config.toml", "hooks.json", "rules")
 	}
 	if strings.Contains(words, "gemini") {
-		in(filepath.Join(dirOr("GEMINI_CLI_HOME"), ".gemini"), "settings.json", ".env", "extensions", "policies")
+		in(filepath.Join(dirOr("GEMINI_CLI_HOME"), ".gemini"), "settings.json", ".env", "extensions", "policies", "trustedFolders.json")
 	}
 	if strings.Contains(words, "opencode") {
 		dirs := []string{filepath.Join(home, ".config", "opencode")}

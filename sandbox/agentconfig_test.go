@@ -16,7 +16,7 @@ func TestAgentConfigFiles(t *testing.T) {
 	}{
 		{[]string{"npx", "-y", "@agentclientprotocol/claude-agent-acp"}, []string{"/c/settings.json", "/c/settings.local.json"}},
 		{[]string{"/usr/bin/codex-acp"}, []string{"/x/config.toml", "/x/hooks.json", "/x/rules"}},
-		{[]string{"gemini", "--experimental-acp"}, []string{"/g/.gemini/settings.json", "/g/.gemini/.env", "/g/.gemini/extensions", "/g/.gemini/policies"}},
+		{[]string{"gemini", "--experimental-acp"}, []string{"/g/.gemini/settings.json", "/g/.gemini/.env", "/g/.gemini/extensions", "/g/.gemini/policies", "/g/.gemini/trustedFolders.json"}},
 		{[]string{"copilot", "--acp"}, []string{"/h/.copilot/mcp-config.json"}}, // a relative COPILOT_HOME is not used
 		{[]string{"my-agent"}, nil},
 	}
