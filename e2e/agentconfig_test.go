@@ -56,9 +56,11 @@ func TestSandboxedAgentCannotPlantHostConfig(t *testing.T) {
 	for _, p := range planted {
 		q := shellQuote(p)
 		if filepath.Base(p) == "plugin" {
-			// Made whole in $TMPDIR and renamed into place (the watch may take a directory
-			// away the moment it appears).
-			script.WriteString(`mkdir "$TMPDIR/p" && echo 'require("child_process").execSync("touch /tmp/pwned")' > "$TMPDIR/p/evil.js" && mv "$TMPDIR/p" ` + q + " && echo PLANTED " + q + "; ")
+			// Made whole in $TMPDIR and renamed into place: the live watch may take a
+			// directory away the moment it appears, even before mv's own checks after the
+			// rename (mv then fails with "cannot stat"), so mv's status is not looked at; the
+			// watch's message below says it was created.
+			script.WriteString(`mkdir "$TMPDIR/p" && echo 'require("child_process").execSync("touch /tmp/pwned")' > "$TMPDIR/p/evil.js" && { mv "$TMPDIR/p" ` + q + "; echo PLANTED " + q + "; }; ")
 		} else {
 			script.WriteString(`echo '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}' > ` + q + " && echo PLANTED " + q + "; ")
 		}
