@@ -301,7 +301,7 @@ func isProtected(v fsView, real string, getenv func(string) string, own []policy
 	}
 	for _, f := range hostRunFiles {
 		if strings.HasSuffix(real, string(filepath.Separator)+f) {
-			return true, f + " is run by a tool on your machine when you open or enter its directory (direnv, Mercurial, VS Code, JetBrains, Vim, mise)"
+			return true, f + " is run by a tool on your machine when you open or enter its directory, or when a coding agent next runs there (direnv, Mercurial, VS Code, JetBrains, Vim, mise, Claude Code, codex, gemini, opencode)"
 		}
 	}
 	if ok, why := onPath(v, real, getenv); ok {
@@ -397,6 +397,8 @@ var variantCache sync.Map // clean path → []string
 var hostRunFiles = []string{
 	".envrc", ".hg/hgrc", ".vscode/tasks.json", ".vscode/settings.json", ".idea/workspace.xml",
 	".exrc", ".nvimrc", ".nvim.lua", "mise.toml", ".mise.toml",
+	".claude/settings.json", ".mcp.json", ".gemini/settings.json",
+	".codex/config.toml", "opencode.json", "opencode.jsonc",
 }
 
 // HostRunFiles returns (a copy of) the project files a host tool runs when their directory is

@@ -85,12 +85,18 @@ var RCFiles = []string{
 // "runOn": "folderOpen") and .vscode/settings.json (interpreter, terminal and formatter
 // paths the editor runs), JetBrains' .idea/workspace.xml (run configurations and start-up
 // tasks), Vim's and Neovim's local config (.exrc, .nvimrc, .nvim.lua: 'exrc'), and mise's
-// config (mise.toml, .mise.toml: hooks and env run on cd). Each is protected in every root
+// config (mise.toml, .mise.toml: hooks and env run on cd), and the coding agents' project
+// settings (.claude/settings.json: hooks — not settings.local.json, where Claude Code saves
+// "always allow" answers itself; .mcp.json,
+// .gemini/settings.json, .codex/config.toml, opencode.json(c): MCP servers and hooks the agent
+// starts when it next runs in the project, perhaps without a sandbox). Each is protected in every root
 // and every repository's working tree like .acpterm.toml: bound read-only when it exists,
 // quarantined when a sandboxed command creates it (see WatchCandidates).
 var ProjectFiles = []string{
 	".envrc", ".hg/hgrc", ".vscode/tasks.json", ".vscode/settings.json", ".idea/workspace.xml",
 	".exrc", ".nvimrc", ".nvim.lua", "mise.toml", ".mise.toml",
+	".claude/settings.json", ".mcp.json", ".gemini/settings.json",
+	".codex/config.toml", "opencode.json", "opencode.jsonc",
 }
 
 // projectFileDirs are the directories of the ProjectFiles below a project directory (".hg",
