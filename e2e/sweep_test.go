@@ -19,7 +19,7 @@ import (
 // naming it, a gitlink in the index and a .gitmodules, so that the user's next plain `git
 // status` in the project would run the planted config on the host. The git directory is built
 // beside modules/ and renamed into place whole, as an attacker who knows of the live watch
-// would (the review's script, writing into .git/modules/foo step by step, fails halfway
+// would (a script writing into .git/modules/foo step by step, fails halfway
 // once the watch moves the directory).
 func plantSubmodule(marker string) string {
 	return `set -e
@@ -170,7 +170,7 @@ func TestSandboxKill9PlantedConfigSweptAtNextStart(t *testing.T) {
 	}
 }
 
-// TestSandboxSecretStoresUnreadableE2E: the review's reproduction through the real binary: a
+// TestSandboxSecretStoresUnreadableE2E: through the real binary: a
 // sandboxed `cat` of git's stored credentials, .netrc, Docker's config.json, a kubeconfig and
 // an agent's credentials in the session's HOME (default config, --approve deny: cat is
 // allowed) prints none of them.

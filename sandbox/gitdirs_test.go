@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// plantedSubmodule is the reviewer's reproduction: a new submodule git directory
+// plantedSubmodule plants a new submodule git directory
 // .git/modules/foo whose config runs core.fsmonitor, a foo/.git file naming it, a gitlink in
 // the index and a .gitmodules, so that the user's next plain `git status` in the
 // superproject would run the planted config outside the sandbox. MARKER is the file the
@@ -110,7 +110,7 @@ func checkSwept(t *testing.T, got []Swept, want ...string) {
 	}
 }
 
-// TestSandboxPlantedSubmoduleQuarantined: the reviewer's reproduction in a sandboxed bash.
+// TestSandboxPlantedSubmoduleQuarantined: the attack, made by a sandboxed bash.
 // Afterwards the planted submodule git directory and its .git file are in the quarantine, the
 // message says where git would have run the config, and the host's plain `git status` in the
 // root runs nothing (the fsmonitor's marker file is absent).

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestSandboxSweepNeverFollowsSwappedDirectory: the reviewer's reproduction. A nested
+// TestSandboxSweepNeverFollowsSwappedDirectory: a nested
 // repository sub2 is in the root when the command starts; the command moves it away and puts
 // a symbolic link sub2 → a directory outside the roots that holds a .git with files the sweep
 // would quarantine (commondir, a submodule git directory). The sweep must leave everything
