@@ -9,7 +9,7 @@ import (
 // HomeLayer is the name a Report's Missing entry uses when a root (or a further writable
 // path) is the user's home directory or one of its parents.
 //
-// Why it is a missing protection: the shell and tool start-up files of $HOME (RCFiles) that
+// Why it is a missing protection: the shell and tool start-up files of $HOME (rcFiles) that
 // exist are bound read-only, but one that does not exist yet (a .zshrc for a bash user, a
 // .profile, .config/fish/config.fish) cannot be: a bind needs an existing mount point, and
 // Landlock cannot exclude a name inside a directory it lets the process write. A sandboxed

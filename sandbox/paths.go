@@ -12,25 +12,25 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// SecretDirs are the built-in masked paths below $HOME (directories and files): credentials
+// secretDirs are the built-in masked paths below $HOME (directories and files): credentials
 // no sandboxed command may read (README: security model). SSH, AWS, GnuPG and the GitHub CLI;
 // git's and curl's stored passwords (.git-credentials, .netrc); the Docker, Kubernetes,
 // Google Cloud, Azure, 1Password, pass and GNOME keyring stores; the registry tokens of
 // cargo, PyPI (.pypirc: read only by upload tools, pip does not), RubyGems and Terraform, a
 // Vault token; ~/.npmrc only when it holds credentials (see npmrcHoldsCredentials: its
 // registry and proxy settings are what npm needs in the sandbox); and the agents' own
-// credentials (AgentSecrets), which only the agent they belong to gets (see UnmaskFor).
-var SecretDirs = append([]string{
+// credentials (agentSecretPaths), which only the agent they belong to gets (see UnmaskFor).
+var secretDirs = append([]string{
 	".ssh", ".aws", ".gnupg", ".config/gh",
 	".git-credentials", ".netrc", ".docker/config.json", ".kube", ".config/gcloud", ".azure",
 	".password-store", ".local/share/keyrings", ".config/op", ".cargo/credentials",
 	".cargo/credentials.toml", ".pypirc", ".npmrc", ".gem/credentials",
 	".terraform.d/credentials.tfrc.json", ".vault-token",
-}, AgentSecrets...)
+}, agentSecretPaths...)
 
-// AgentSecrets are the agents' credential files and token stores below $HOME (see
+// agentSecretPaths are the agents' credential files and token stores below $HOME (see
 // agentSecrets). They are masked for commands; a sandboxed agent gets its own (AgentOwnSecrets).
-var AgentSecrets = func() []string {
+var agentSecretPaths = func() []string {
 	var out []string
 	for _, a := range agentSecrets {
 		out = append(out, a.paths...)
@@ -71,14 +71,14 @@ func AgentOwnSecrets(argv []string, home string) []string {
 	return out
 }
 
-// RCFiles are the shell and tool start-up files below $HOME that are bound read-only, so
+// rcFiles are the shell and tool start-up files below $HOME that are bound read-only, so
 // a sandboxed process cannot plant code the user's next shell runs.
-var RCFiles = []string{
+var rcFiles = []string{
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
 	".zprofile", ".zlogin", ".inputrc", ".gitconfig", ".config/git", ".config/fish", ".npmrc",
 }
 
-// ProjectFiles are the files in a project directory that a tool on the host runs code from,
+// projectFiles are the files in a project directory that a tool on the host runs code from,
 // or follows into running code, when the user merely opens or enters the directory: direnv's
 // .envrc (run by the shell hook on cd), Mercurial's .hg/hgrc (its [hooks] run on any hg
 // command, a prompt's status included), VS Code's .vscode/tasks.json (a task with
@@ -92,18 +92,18 @@ var RCFiles = []string{
 // starts when it next runs in the project, perhaps without a sandbox). Each is protected in every root
 // and every repository's working tree like .acpterm.toml: bound read-only when it exists,
 // quarantined when a sandboxed command creates it (see WatchCandidates).
-var ProjectFiles = []string{
+var projectFiles = []string{
 	".envrc", ".hg/hgrc", ".vscode/tasks.json", ".vscode/settings.json", ".idea/workspace.xml",
 	".exrc", ".nvimrc", ".nvim.lua", "mise.toml", ".mise.toml",
 	".claude/settings.json", ".mcp.json", ".gemini/settings.json",
 	".codex/config.toml", "opencode.json", "opencode.jsonc",
 }
 
-// projectFileDirs are the directories of the ProjectFiles below a project directory (".hg",
-// ".vscode", ".idea"), and projectFileNames the ProjectFiles directly in it.
+// projectFileDirs are the directories of the projectFiles below a project directory (".hg",
+// ".vscode", ".idea"), and projectFileNames the projectFiles directly in it.
 var projectFileDirs, projectFileNames = func() (map[string]bool, map[string]bool) {
 	dirs, names := map[string]bool{}, map[string]bool{}
-	for _, f := range ProjectFiles {
+	for _, f := range projectFiles {
 		if d, _, ok := strings.Cut(f, "/"); ok {
 			dirs[d] = true
 		} else {
@@ -116,14 +116,14 @@ var projectFileDirs, projectFileNames = func() (map[string]bool, map[string]bool
 // walkLimit bounds the entries ProtectedPaths and MaskPaths visit per root.
 const walkLimit = 50000
 
-// SecretPaths returns the built-in masked paths for home (SecretDirs, those that exist; ~/.npmrc
+// SecretPaths returns the built-in masked paths for home (secretDirs, those that exist; ~/.npmrc
 // only when it holds credentials).
 func SecretPaths(home string) []string {
 	var out []string
 	if home == "" {
 		return nil
 	}
-	for _, d := range SecretDirs {
+	for _, d := range secretDirs {
 		p := filepath.Join(home, d)
 		if _, err := os.Lstat(p); err != nil {
 			continue
@@ -140,7 +140,7 @@ func SecretPaths(home string) []string {
 // directories their variables move them to: CLAUDE_CONFIG_DIR/.credentials.json,
 // CODEX_HOME/auth.json, GEMINI_CLI_HOME/.gemini/oauth_creds.json and mcp-oauth-tokens.json,
 // XDG_DATA_HOME/opencode/auth.json and mcp-auth.json, COPILOT_HOME/config.json and
-// mcp-oauth-config. They are masked for commands like AgentSecrets; a sandboxed agent's own
+// mcp-oauth-config. They are masked for commands like agentSecretPaths; a sandboxed agent's own
 // lie in its writable state directories and are not masked for it (UnmaskFor).
 func AgentSecretsFromEnv(getenv func(string) string) []string {
 	if getenv == nil {
@@ -215,7 +215,7 @@ func UnmaskFor(mask, own []string) []string {
 type Protected struct {
 	// ReadOnly are bound read-only: the parts of a git directory git runs code from
 	// (hooks/, config, config.worktree, a core.hooksPath directory), worktree and submodule
-	// .git files, every .acpterm.toml and ProjectFiles file in the roots, home's RCFiles.
+	// .git files, every .acpterm.toml and projectFiles file in the roots, home's rcFiles.
 	ReadOnly []string
 	// Pin are the git directories themselves, bound onto themselves (still writable, so
 	// git commit works) so that they cannot be renamed or removed and replaced by one whose
@@ -225,9 +225,9 @@ type Protected struct {
 
 // ProtectedPaths returns the paths to protect for roots: every .git directory or .git file
 // found in the roots (nested repositories too; node_modules is not searched), every
-// .acpterm.toml and every one of ProjectFiles in them, the git
+// .acpterm.toml and every one of projectFiles in them, the git
 // directories they point to (gitdir:, commondir, modules/*), the enclosing repository of
-// a root inside one, each root's .acpterm.toml and home's RCFiles. A git directory
+// a root inside one, each root's .acpterm.toml and home's rcFiles. A git directory
 // without a hooks/ directory gets an empty one (created here), so that no hook can be
 // added. Only existing paths are returned, symlinks resolved, without duplicates.
 func ProtectedPaths(roots []string, home string) Protected {
@@ -321,7 +321,7 @@ func ProtectedPaths(roots []string, home string) Protected {
 			if d.IsDir() && projectFileDirs[d.Name()] {
 				// .vscode/tasks.json, .hg/hgrc …: the named files only (not a store to walk)
 				dir := filepath.Dir(p)
-				for _, f := range ProjectFiles {
+				for _, f := range projectFiles {
 					if strings.HasPrefix(f, d.Name()+"/") {
 						add(&pr.ReadOnly, filepath.Join(dir, f))
 					}
@@ -349,7 +349,7 @@ func ProtectedPaths(roots []string, home string) Protected {
 		}
 	}
 	if home != "" {
-		for _, f := range RCFiles {
+		for _, f := range rcFiles {
 			add(&pr.ReadOnly, filepath.Join(home, f))
 		}
 	}

@@ -24,8 +24,8 @@ import (
 
 // WatchCandidates returns the paths a Watch watches for a spec: below each git directory
 // (spec.Pin) commondir, config.worktree and config; in each root and each repository's
-// working tree (a Pin ending in /.git) .acpterm.toml and ProjectFiles; home's
-// RCFiles with .config/git/config and .config/fish/config.fish; and extra (acpterm's own
+// working tree (a Pin ending in /.git) .acpterm.toml and projectFiles; home's
+// rcFiles with .config/git/config and .config/fish/config.fish; and extra (acpterm's own
 // config and state directories). Only paths inside a writable root or spec.Write are
 // kept: Landlock already refuses creating anything elsewhere.
 func WatchCandidates(spec *Spec, home string, extra []string) []string {
@@ -42,12 +42,12 @@ func WatchCandidates(spec *Spec, home string, extra []string) []string {
 	}
 	for _, r := range projects {
 		c = append(c, filepath.Join(r, ".acpterm.toml"))
-		for _, f := range ProjectFiles {
+		for _, f := range projectFiles {
 			c = append(c, filepath.Join(r, f))
 		}
 	}
 	if home != "" {
-		for _, f := range append(append([]string(nil), RCFiles...), ".config/git/config", ".config/fish/config.fish") {
+		for _, f := range append(append([]string(nil), rcFiles...), ".config/git/config", ".config/fish/config.fish") {
 			c = append(c, filepath.Join(home, f))
 		}
 	}

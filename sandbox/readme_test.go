@@ -9,7 +9,7 @@ import (
 )
 
 // TestReadmeListsProtectedNames: the README's security model names every built-in project
-// file protected in the roots (ProjectFiles) and every masked secret path (SecretDirs), and
+// file protected in the roots (projectFiles) and every masked secret path (secretDirs), and
 // its list of secret stores names no other, so that what it promises is what the code protects.
 func TestReadmeListsProtectedNames(t *testing.T) {
 	b, err := os.ReadFile("../README.md")
@@ -25,14 +25,14 @@ func TestReadmeListsProtectedNames(t *testing.T) {
 	if j := strings.Index(s[1:], "\n## "); j >= 0 {
 		s = s[:j+1]
 	}
-	for _, f := range ProjectFiles {
+	for _, f := range projectFiles {
 		if !strings.Contains(s, "`"+f+"`") {
-			t.Errorf("the security model does not name `%s` (ProjectFiles)", f)
+			t.Errorf("the security model does not name `%s` (projectFiles)", f)
 		}
 	}
-	for _, d := range SecretDirs {
+	for _, d := range secretDirs {
 		if !strings.Contains(s, "`~/"+d+"`") {
-			t.Errorf("the security model does not name `~/%s` (SecretDirs)", d)
+			t.Errorf("the security model does not name `~/%s` (secretDirs)", d)
 		}
 	}
 	// And its list of secret stores names nothing the code does not mask.
@@ -45,8 +45,8 @@ func TestReadmeListsProtectedNames(t *testing.T) {
 		list = list[:j]
 	}
 	for _, m := range regexp.MustCompile("`~/([^`]+)`").FindAllStringSubmatch(list, -1) {
-		if !slices.Contains(SecretDirs, m[1]) {
-			t.Errorf("the security model lists `~/%s` as masked, but SecretDirs does not hold it", m[1])
+		if !slices.Contains(secretDirs, m[1]) {
+			t.Errorf("the security model lists `~/%s` as masked, but secretDirs does not hold it", m[1])
 		}
 	}
 }

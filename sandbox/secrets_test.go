@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// secretDirEntries are the SecretDirs entries that are directories (the rest are files).
+// secretDirEntries are the secretDirs entries that are directories (the rest are files).
 var secretDirEntries = []string{".ssh", ".aws", ".gnupg", ".config/gh", ".kube", ".config/gcloud", ".azure",
 	".password-store", ".local/share/keyrings", ".config/op", ".copilot/mcp-oauth-config", ".config/github-copilot"}
 
-// secretHome makes every SecretDirs entry in a fresh HOME: a file holding "SECRET <name>",
+// secretHome makes every secretDirs entry in a fresh HOME: a file holding "SECRET <name>",
 // or a directory with a file "f" holding it; ~/.npmrc holds an npm token. It returns HOME
 // and the file path to read for each entry.
 func secretHome(t *testing.T) (string, map[string]string) {
@@ -24,7 +24,7 @@ func secretHome(t *testing.T) (string, map[string]string) {
 		t.Fatal(err)
 	}
 	read := map[string]string{}
-	for _, d := range SecretDirs {
+	for _, d := range secretDirs {
 		p := filepath.Join(home, d)
 		if slices.Contains(secretDirEntries, d) {
 			p = filepath.Join(p, "f")
@@ -87,11 +87,11 @@ func TestSandboxSecretStoresUnreadable(t *testing.T) {
 	}
 	spec := &Spec{Mode: ModeRequired, Roots: []string{root}, TempDir: t.TempDir(), Network: NetworkOff, Seccomp: true,
 		Mask: SecretPaths(home)}
-	if len(spec.Mask) != len(SecretDirs) {
-		t.Fatalf("SecretPaths masks %d of %d: %q", len(spec.Mask), len(SecretDirs), spec.Mask)
+	if len(spec.Mask) != len(secretDirs) {
+		t.Fatalf("SecretPaths masks %d of %d: %q", len(spec.Mask), len(secretDirs), spec.Mask)
 	}
 	var paths, want []string
-	for _, d := range SecretDirs {
+	for _, d := range secretDirs {
 		paths = append(paths, read[d])
 		if slices.Contains(secretDirEntries, d) {
 			want = append(want, read[d]+" rc=1 bytes=0")
@@ -144,7 +144,7 @@ func TestSandboxAgentReadsOnlyItsOwnCredentials(t *testing.T) {
 	write := AgentStateDirs(argv, home, nil)
 	mask := UnmaskFor(SecretPaths(home), append(AgentOwnSecrets(argv, home), write...))
 	own := filepath.Join(home, ".claude", ".credentials.json")
-	if slices.Contains(mask, own) || len(mask) != len(SecretDirs)-1 {
+	if slices.Contains(mask, own) || len(mask) != len(secretDirs)-1 {
 		t.Fatalf("agent mask %q", mask)
 	}
 	spec := &Spec{Mode: ModeRequired, Roots: []string{root}, TempDir: t.TempDir(), Network: NetworkOff, Seccomp: true,
