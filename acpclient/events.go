@@ -110,6 +110,9 @@ type PermissionResolved struct {
 type FileDiff struct {
 	// Path is the absolute path the agent named.
 	Path string
+	// Real is the file Path resolved to (links and /proc/self/… followed), set when it differs
+	// from Path; "" otherwise.
+	Real string
 	// OldText is the previous content; "" when the file did not exist (Existed false).
 	OldText string
 	// NewText is the content written.

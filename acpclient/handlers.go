@@ -179,7 +179,11 @@ func (c *Client) WriteTextFile(ctx context.Context, p acp.WriteTextFileRequest) 
 		}
 		return acp.WriteTextFileResponse{}, fileErr("fs/write_text_file", err)
 	}
-	c.q.push(FileWritten{Diff: FileDiff{Path: p.Path, OldText: old, NewText: p.Content, Existed: existed}})
+	fw := FileWritten{Diff: FileDiff{Path: p.Path, OldText: old, NewText: p.Content, Existed: existed}}
+	if d.Path != "" && d.Path != filepath.Clean(p.Path) {
+		fw.Diff.Real = d.Path
+	}
+	c.q.push(fw)
 	return acp.WriteTextFileResponse{}, nil
 }
 

@@ -253,7 +253,11 @@ func (h *headless) handle(ev acpclient.Event) {
 		if !e.Diff.Existed {
 			how = "created"
 		}
-		h.line("[write] %s (%s, %d bytes)", sanitizeLine(e.Diff.Path), how, len(e.Diff.NewText))
+		really := ""
+		if e.Diff.Real != "" {
+			really = " (really " + sanitizeLine(e.Diff.Real) + ")"
+		}
+		h.line("[write] %s%s (%s, %d bytes)", sanitizeLine(e.Diff.Path), really, how, len(e.Diff.NewText))
 		var old *string
 		if e.Diff.Existed {
 			old = &e.Diff.OldText
