@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv("SBX_DGRAM_PATH"); path != "" {
 		os.Exit(dgramAttempt(path))
 	}
+	if arg := os.Getenv("SBX_MOUNTAPI"); arg != "" {
+		os.Exit(mountAPIAttempt(arg))
+	}
 	if arg := os.Getenv("SBX_ROROOT"); arg != "" {
 		os.Exit(roRootAttempt(arg))
 	}

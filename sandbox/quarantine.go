@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -267,15 +268,27 @@ func quarantineOne(p, quarantine, stamp, use string) Swept {
 			return swept(p, "sandbox: %s appeared while a sandboxed command ran, but a directory above it now leads to %s: acpterm left it alone; check it before using git there%s", p, resolvedDir(dir), tail)
 		}
 	}
+	// The move goes through a descriptor of p's directory, opened where that directory really
+	// is with no symbolic link on the way (openat2 RESOLVE_NO_SYMLINKS): a command still
+	// running cannot swap a directory above p for a link between this check and the rename,
+	// and so never makes acpterm move a file from outside the roots.
+	realDir := resolvedDir(filepath.Dir(p))
+	dirFD, err := unix.Openat2(unix.AT_FDCWD, realDir, &unix.OpenHow{
+		Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	if err != nil {
+		return swept(p, "sandbox: %s appeared while a sandboxed command ran, but its directory %s could not be opened without following a symbolic link (%v): acpterm left it alone; check it before using git or acpterm there%s", p, realDir, err, tail)
+	}
+	defer unix.Close(dirFD)
+	name := filepath.Base(p)
 	dst := filepath.Join(quarantine, stamp+strings.ReplaceAll(p, "/", "%"))
-	err := os.MkdirAll(quarantine, 0o700)
+	err = os.MkdirAll(quarantine, 0o700)
 	if err == nil {
-		err = os.Rename(p, dst)
+		err = unix.Renameat(dirFD, name, unix.AT_FDCWD, dst)
 	}
 	if err != nil {
 		// Not movable there: rename it where it is, so the host never reads it by its name.
 		beside := p + ".acpterm-quarantined-" + stamp
-		if rerr := os.Rename(p, beside); rerr != nil {
+		if rerr := unix.Renameat(dirFD, name, dirFD, filepath.Base(beside)); rerr != nil {
 			return swept(p, "sandbox: %s was created by the sandboxed command and could NOT be moved away (%v; %v): remove it before using git or acpterm here%s", p, err, rerr, tail)
 		}
 		return swept(p, "sandbox: removed %s, created by the sandboxed command (renamed to %s: the quarantine is on another file system)%s", p, beside, tail)

@@ -638,6 +638,24 @@ func checkSeccomp(unixOff bool) error {
 	if e != unix.EPERM && e != unix.ENOSYS {
 		return fmt.Errorf("io_uring_setup was not refused (got %v)", errnoName(e))
 	}
+	// open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE): without the filter a detached copy of the
+	// root mount, free of the read-only binds and masks on it.
+	root, cwd := []byte("/\x00"), unix.AT_FDCWD
+	r, _, e = unix.Syscall(unix.SYS_OPEN_TREE, uintptr(cwd), uintptr(unsafe.Pointer(&root[0])), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if e == 0 {
+		unix.Close(int(r))
+	}
+	if e != unix.EPERM && e != unix.ENOSYS {
+		return fmt.Errorf("open_tree was not refused (got %v)", errnoName(e))
+	}
+	// mount_setattr with a size no kernel accepts: EINVAL without the filter, so the canary
+	// itself never changes a mount.
+	var attr unix.MountAttr
+	_, _, e = unix.Syscall6(unix.SYS_MOUNT_SETATTR, uintptr(cwd), uintptr(unsafe.Pointer(&root[0])), 0,
+		uintptr(unsafe.Pointer(&attr)), 0, 0)
+	if e != unix.EPERM && e != unix.ENOSYS {
+		return fmt.Errorf("mount_setattr was not refused (got %v)", errnoName(e))
+	}
 	if unixOff {
 		r, _, e := unix.Syscall(unix.SYS_SOCKET, unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if e == 0 {

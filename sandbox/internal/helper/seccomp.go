@@ -39,8 +39,19 @@ var traceSyscalls = []string{"ptrace", "process_vm_readv", "process_vm_writev", 
 // liburing users) fall back to ordinary system calls, as on a kernel without it.
 var uringSyscalls = []string{"io_uring_setup", "io_uring_enter", "io_uring_register"}
 
+// mountSyscalls are refused outright (EPERM): with the new mount API a sandboxed process
+// could clone a mount without the read-only binds and masks stacked on it (open_tree with
+// OPEN_TREE_CLONE and no AT_RECURSIVE: a copy of the project's mount where .git/config is
+// writable, of /tmp where the masked tmux socket is reachable), or clear the read-only flag of
+// a live mount (mount_setattr) and so write protected paths, or chmod and chown outside the
+// roots. The helper has made every mount it needs before the filter is loaded; mount(2),
+// umount2(2) and pivot_root(2), which the locked mounts of the user namespace already refuse,
+// are refused too, whatever the kernel.
+var mountSyscalls = []string{"open_tree", "open_tree_attr", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+	"mount_setattr", "mount", "umount2", "pivot_root"}
+
 // loadSeccomp installs, on every thread, a filter refusing (EPERM) ioctl TIOCSTI and
-// TIOCLINUX, the traceSyscalls, the uringSyscalls and, with unixOff, socket(AF_UNIX) and a
+// TIOCLINUX, the traceSyscalls, the uringSyscalls, the mountSyscalls and, with unixOff, socket(AF_UNIX) and a
 // datagram socketpair(AF_UNIX) (path sockets reach
 // outside an empty network namespace); and a second filter refusing every syscall of a foreign architecture
 // (go-seccomp-bpf gives those its default action, here allow, and a 32-bit ioctl or
@@ -74,6 +85,7 @@ func loadSeccomp(unixOff bool) error {
 				{Action: seccomp.ActionErrno, NamesWithCondtions: conds},
 				{Action: seccomp.ActionErrno, Names: traceSyscalls},
 				{Action: seccomp.ActionErrno, Names: uringSyscalls},
+				{Action: seccomp.ActionErrno, Names: mountSyscalls},
 			},
 		},
 	}
