@@ -321,10 +321,10 @@ func TestMouseWithoutReportingFails(t *testing.T) {
 
 func TestSettleOnASpinner(t *testing.T) {
 	c, _, _ := connect(t, directLauncher)
-	// No sleep between frames: a sleep is a fork and exec of /bin/sleep, which on a loaded
-	// machine can take longer than the quiet period, and the spinner then really was quiet.
-	// printf is a shell builtin, and the pty's buffer paces the loop.
-	spin := `while :; do for c in - '\\' '|' /; do printf '\r%s' "$c"; done; done`
+	// A frame every 50 ms without forking: /bin/sleep's fork and exec can take longer than
+	// the 250 ms quiet period on a loaded machine (the spinner then really was quiet), so bash
+	// waits with its read builtin on a pipe nobody writes to.
+	spin := `exec bash -c 'exec 3<> <(:); while :; do for c in - x "|" /; do printf "\r%s" "$c"; read -t 0.05 -u 3; done; done'`
 	begin := time.Now()
 	_, m := c.start(spin, 20, 3, nil)
 	if m["settled"] != false {
