@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTUIStreamedFloodScrollsCleanly streams a reply of 2 000 one-line chunks ("1\n" … "2000\n",
@@ -16,7 +17,12 @@ func TestTUIStreamedFloodScrollsCleanly(t *testing.T) {
 	e := newEnv(t)
 	tm := startTmux(t, e, 160, 48)
 	tm.acpterm("--cwd", e.project, "--prompt", "flood 2000", "--prompt", "echo FLOOD-DONE", "--", scriptAgent(t))
-	screen := tm.waitFor("FLOOD-DONE")
+	// 2 000 chunks of one growing paragraph take well over the usual 30 s under the race
+	// detector: wait for the end as long as the turn needs, up to 5 minutes.
+	screen, done := tm.Poll(5*time.Minute, func(scr string) bool { return strings.Contains(scr, "FLOOD-DONE") })
+	if !done {
+		t.Fatalf("the flood did not end within 5 minutes; screen:\n%s", screen)
+	}
 	rows := strings.Split(screen, "\n")
 	end := -1
 	for i, r := range rows {
